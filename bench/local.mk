@@ -1,0 +1,1 @@
+# bench/: filled in by its issue.

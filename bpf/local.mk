@@ -1,0 +1,1 @@
+# bpf/: filled in by its issue.

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The record layouts of uring_event.h as data: names, offsets, sizes and
+ * kinds of every field of every type.  The recorder writes this table into
+ * each log's metadata; a reader compares the log's table with its own and,
+ * where they differ (a log from an older or newer recorder), maps records
+ * field by field so that the rest of the converter only ever sees the
+ * compiled-in structs.
+ */
+#ifndef RINGSIDE_EVENT_LAYOUT_H
+#define RINGSIDE_EVENT_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "uring_event.h"
+
+enum ev_kind {
+	EVK_U8, EVK_U16, EVK_U32, EVK_S32, EVK_U64, EVK_S64, EVK_ID, EVK_COMM,
+	EVK_PAD,
+};
+
+struct ev_field {
+	const char *name;
+	uint16_t offset;
+	uint16_t size;
+	enum ev_kind kind;
+};
+
+struct ev_type_info {
+	uint16_t type;
+	const char *name;
+	uint16_t size;
+	uint16_t nfields;		/* header fields included */
+	const struct ev_field *fields;
+};
+
+/* The compiled-in layouts, ordered by type number. */
+const struct ev_type_info *ev_types(size_t *count);
+const struct ev_type_info *ev_type_info(unsigned type);	/* NULL: unknown */
+const char *ev_type_name(unsigned type);		/* "type-N" if unknown */
+const struct ev_field *ev_find_field(const struct ev_type_info *t,
+				     const char *name);
+const char *ev_kind_name(enum ev_kind kind);
+bool ev_kind_is_signed(enum ev_kind kind);
+
+/* Append the layout table as a JSON value (uring-log(5), "records"). */
+void ev_layout_to_json(struct json_out *o);
+
+/*
+ * How to turn one record type of a log into the compiled-in struct.  Built
+ * from the log's layout table by ev_layout_map_build().
+ */
+struct ev_field_copy {
+	uint16_t src_offset, src_size;
+	uint16_t dst_offset, dst_size;
+	bool is_signed;
+};
+
+struct ev_type_map {
+	bool present;			/* the log describes this type */
+	bool known;			/* this converter knows the type */
+	bool identity;			/* records can be used as they are */
+	uint16_t log_size;		/* record size in the log */
+	uint16_t log_type_offset;	/* offset of the "type" field (16) */
+	char *log_name;			/* the log's name for the type */
+	uint16_t ncopies;
+	struct ev_field_copy *copies;
+	uint64_t missing_fields;	/* bit i: compiled-in field i absent */
+};
+
+struct ev_layout_map {
+	struct ev_type_map types[EV_TYPE_LIMIT];
+	size_t max_record_size;
+};
+
+/*
+ * Build the map from a log's "records" metadata value.  Returns 0, or -1
+ * with a message in err when the table is malformed (missing header fields,
+ * overlapping or out-of-range fields, record sizes not multiples of 8, ...).
+ */
+int ev_layout_map_build(struct ev_layout_map *map, const struct json_value *records,
+			char *err, size_t errlen);
+void ev_layout_map_free(struct ev_layout_map *map);
+
+/*
+ * Normalise one record of a known type: copies it into dst (at least
+ * sizeof the compiled-in struct, zero-filled where the log lacks a field)
+ * and returns dst, or returns src itself when the layout is identical.
+ */
+const void *ev_layout_normalize(const struct ev_layout_map *map, unsigned type,
+				const void *src, void *dst);
+
+#endif

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * On-disk layout of a ringside log, as specified in uring-log(5).  This
+ * header only describes bytes; common/log_writer.c writes them and
+ * common/log_reader.c reads them.
+ *
+ * A log is a valid concatenation of zstd frames:
+ *
+ *   preamble   zstd skippable frame (magic LOG_SKIPPABLE_PREAMBLE) holding
+ *              struct log_preamble
+ *   frame*     zstd skippable frame (magic LOG_SKIPPABLE_FRAME) holding
+ *              struct log_frame_header, followed by the payload: one
+ *              regular zstd frame of stored_size bytes (absent when 0)
+ *
+ * so `zstdcat log` prints the concatenated payloads (metadata JSON, raw
+ * records, ...) with no ringside code at all.  Everything is little-endian.
+ * Frames are appended whole and headers are never rewritten, so a log cut at
+ * any byte is a valid log up to its last complete frame.
+ */
+#ifndef RINGSIDE_LOG_FORMAT_H
+#define RINGSIDE_LOG_FORMAT_H
+
+#include <stdint.h>
+
+#define LOG_FORMAT_MAJOR 1
+#define LOG_FORMAT_MINOR 0
+
+/* zstd skippable frames: magic 0x184D2A50..0x184D2A5F, then a u32 size. */
+#define LOG_SKIPPABLE_PREAMBLE	0x184D2A50u
+#define LOG_SKIPPABLE_FRAME	0x184D2A51u
+#define LOG_SKIPPABLE_HDR_SIZE	8
+
+#define LOG_MAGIC "RINGSIDE"	/* 8 bytes, no terminator on disk */
+
+struct log_preamble {
+	char magic[8];			/* LOG_MAGIC */
+	uint16_t major;			/* LOG_FORMAT_MAJOR */
+	uint16_t minor;			/* LOG_FORMAT_MINOR */
+	uint32_t size;			/* sizeof(struct log_preamble) as written */
+	uint8_t recording_id[16];	/* random (UUID v4) */
+	uint64_t created_realtime_ns;	/* CLOCK_REALTIME at creation */
+	uint32_t flags;			/* none defined; must be 0 */
+	uint32_t crc;			/* CRC32C of the bytes before this field */
+};
+_Static_assert(sizeof(struct log_preamble) == 48, "preamble size");
+
+#define LOG_FRAME_SYNC 0x4d415246u	/* "FRAM" */
+
+struct log_frame_header {
+	uint32_t sync;			/* LOG_FRAME_SYNC */
+	uint16_t type;			/* enum log_frame_type */
+	uint16_t flags;			/* LOG_FRAME_F_* */
+	uint32_t stream;		/* CPU for EVENTS frames, else LOG_STREAM_GLOBAL */
+	uint32_t count;			/* records in the payload */
+	uint64_t seq;			/* per-(type, stream) sequence, from 0 */
+	uint64_t first_ts;		/* smallest record timestamp (boot ns) */
+	uint64_t last_ts;		/* largest record timestamp (boot ns) */
+	uint64_t raw_size;		/* payload bytes after decompression */
+	uint64_t stored_size;		/* payload bytes on disk (zstd frame) */
+	uint32_t payload_crc;		/* CRC32C of the stored payload bytes */
+	uint32_t header_crc;		/* CRC32C of the bytes before this field */
+};
+_Static_assert(sizeof(struct log_frame_header) == 64, "frame header size");
+
+#define LOG_STREAM_GLOBAL 0xffffffffu
+
+enum log_frame_type {
+	LOG_FRAME_META		= 1,	/* JSON metadata; first frame of every log */
+	LOG_FRAME_EVENTS	= 2,	/* one CPU's raw records (uring_event.h) */
+	LOG_FRAME_LOSS		= 3,	/* cumulative lost-event counters */
+	LOG_FRAME_TASKS		= 4,	/* EV_TASK records of tasks alive at start */
+	LOG_FRAME_CLOCK		= 5,	/* one struct log_clock_snapshot */
+	LOG_FRAME_STATS		= 6,	/* recorder self-statistics, JSON */
+	LOG_FRAME_END		= 7,	/* clean stop: JSON reason and totals */
+	LOG_FRAME_INDEX		= 8,	/* struct log_index_entry per earlier frame */
+};
+
+enum log_frame_flag {
+	/* A reader that does not know this frame type must stop here. */
+	LOG_FRAME_F_MUST_UNDERSTAND	= 1 << 0,
+};
+
+/* Limits a reader enforces before allocating anything (uring-log(5)). */
+#define LOG_MAX_RAW_SIZE	(64u << 20)	/* decompressed payload */
+#define LOG_MAX_STORED_SIZE	(LOG_MAX_RAW_SIZE + (1u << 20))
+#define LOG_MAX_META_SIZE	(16u << 20)
+
+/* LOSS frame payload: count rows of this. */
+struct log_loss_row {
+	uint32_t cpu;			/* LOG_STREAM_GLOBAL: not tied to a CPU */
+	uint16_t kind;			/* enum ev_loss_kind */
+	uint16_t event_type;		/* enum ev_type, 0 when unknown */
+	uint64_t count;			/* cumulative since the start */
+};
+_Static_assert(sizeof(struct log_loss_row) == 16, "loss row size");
+
+/* CLOCK frame payload: clocks read as boot, mono, real, tai, boot. */
+struct log_clock_snapshot {
+	uint64_t boot_ns;		/* midpoint of the two boottime reads */
+	uint64_t mono_ns;
+	uint64_t real_ns;
+	uint64_t tai_ns;
+	uint64_t uncertainty_ns;	/* half the width of the boottime bracket */
+};
+_Static_assert(sizeof(struct log_clock_snapshot) == 40, "clock size");
+
+/* INDEX frame payload: one row per frame written before it. */
+struct log_index_entry {
+	uint64_t offset;		/* of the frame's skippable header */
+	uint16_t type;
+	uint16_t flags;
+	uint32_t stream;
+	uint64_t seq;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint32_t count;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct log_index_entry) == 48, "index entry size");
+
+#endif /* RINGSIDE_LOG_FORMAT_H */

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "crc32c.h"
+#include "log_writer.h"
+
+/* Sequence numbers are kept per (frame type, stream); streams beyond this
+ * many CPUs share the last slot's counter space by hashing, which never
+ * happens on real hosts (Linux NR_CPUS <= 8192). */
+#define SEQ_STREAMS 8193
+
+struct log_writer {
+	int fd;
+	int error;			/* first failure, negative errno */
+	uint64_t offset;		/* end of the last complete frame */
+	uint64_t raw_bytes;
+	uint64_t frames;
+	bool meta_written;
+	ZSTD_CCtx *cctx;
+	void *zbuf;
+	size_t zcap;
+	uint8_t recording_id[16];
+	uint64_t *seq[LOG_FRAME_INDEX + 1];	/* [type][stream slot] */
+	uint64_t other_seq;		/* frame types beyond the table */
+	struct log_index_entry *index;
+	size_t index_len, index_cap;
+	unsigned index_every;
+};
+
+static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int write_all_at_end(struct log_writer *w, struct iovec *iov, int iovcnt,
+			    size_t total)
+{
+	size_t done = 0;
+
+	while (done < total) {
+		ssize_t n = writev(w->fd, iov, iovcnt);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		done += (size_t)n;
+		/* Advance the iovec past what was written. */
+		while (iovcnt && (size_t)n >= iov->iov_len) {
+			n -= (ssize_t)iov->iov_len;
+			iov++;
+			iovcnt--;
+		}
+		if (iovcnt) {
+			iov->iov_base = (char *)iov->iov_base + n;
+			iov->iov_len -= (size_t)n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A frame that was only partly written (disk full, file size limit) is cut
+ * off again so the log ends on a frame boundary.
+ */
+static void cut_back(struct log_writer *w)
+{
+	if (ftruncate(w->fd, (off_t)w->offset) == 0)
+		lseek(w->fd, (off_t)w->offset, SEEK_SET);
+}
+
+static void put_skippable(unsigned char hdr[LOG_SKIPPABLE_HDR_SIZE], uint32_t magic,
+			  uint32_t size)
+{
+	for (int i = 0; i < 4; i++) {
+		hdr[i] = (unsigned char)(magic >> (8 * i));
+		hdr[4 + i] = (unsigned char)(size >> (8 * i));
+	}
+}
+
+int log_writer_create(struct log_writer **wp, const char *path,
+		      const struct log_writer_options *opt, char *err, size_t errlen)
+{
+	struct log_writer_options defaults = { 0 };
+	struct log_preamble pre;
+	unsigned char skip[LOG_SKIPPABLE_HDR_SIZE];
+	struct iovec iov[2];
+	struct log_writer *w;
+	struct stat st;
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	int level, ret;
+
+	*wp = NULL;
+	if (!opt)
+		opt = &defaults;
+	if (opt->overwrite) {
+		/* Never replace something that is not a regular file. */
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			return set_err(err, errlen, -EEXIST,
+				       "%s exists and is not a regular file; not overwriting it",
+				       path);
+		flags |= O_TRUNC;
+	} else {
+		flags |= O_EXCL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	w->fd = open(path, flags, 0600);
+	if (w->fd < 0) {
+		ret = -errno;
+		if (errno == EEXIST)
+			set_err(err, errlen, ret,
+				"%s already exists (use --force to overwrite it)", path);
+		else if (errno == ELOOP)
+			set_err(err, errlen, ret,
+				"%s is a symbolic link; refusing to follow it", path);
+		else
+			set_err(err, errlen, ret, "cannot create %s: %s", path,
+				strerror(errno));
+		free(w);
+		return ret;
+	}
+	/* O_TRUNC on an existing file keeps its mode; logs are private. */
+	if (fchmod(w->fd, 0600) < 0) {
+		ret = set_err(err, errlen, -errno, "cannot chmod %s: %s", path,
+			      strerror(errno));
+		goto fail;
+	}
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx) {
+		ret = set_err(err, errlen, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	level = opt->zstd_level ? opt->zstd_level : LOG_DEFAULT_ZSTD_LEVEL;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		ret = set_err(err, errlen, -EINVAL, "invalid zstd level %d", level);
+		goto fail;
+	}
+	w->index_every = opt->index_every ? opt->index_every : LOG_DEFAULT_INDEX_EVERY;
+
+	memset(&pre, 0, sizeof(pre));
+	memcpy(pre.magic, LOG_MAGIC, sizeof(pre.magic));
+	pre.major = LOG_FORMAT_MAJOR;
+	pre.minor = LOG_FORMAT_MINOR;
+	pre.size = sizeof(pre);
+	if (opt->recording_id) {
+		memcpy(pre.recording_id, opt->recording_id, 16);
+	} else {
+		if (getrandom(pre.recording_id, 16, 0) != 16) {
+			ret = set_err(err, errlen, -EIO, "getrandom failed: %s",
+				      strerror(errno));
+			goto fail;
+		}
+		/* UUID version 4, variant 1. */
+		pre.recording_id[6] = (pre.recording_id[6] & 0x0f) | 0x40;
+		pre.recording_id[8] = (pre.recording_id[8] & 0x3f) | 0x80;
+	}
+	pre.created_realtime_ns = opt->created_realtime_ns ? opt->created_realtime_ns :
+				  realtime_ns();
+	pre.crc = crc32c(0, &pre, offsetof(struct log_preamble, crc));
+	memcpy(w->recording_id, pre.recording_id, 16);
+
+	put_skippable(skip, LOG_SKIPPABLE_PREAMBLE, sizeof(pre));
+	iov[0] = (struct iovec){ skip, sizeof(skip) };
+	iov[1] = (struct iovec){ &pre, sizeof(pre) };
+	ret = write_all_at_end(w, iov, 2, sizeof(skip) + sizeof(pre));
+	if (ret) {
+		set_err(err, errlen, ret, "cannot write %s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	w->offset = sizeof(skip) + sizeof(pre);
+	*wp = w;
+	return 0;
+fail:
+	close(w->fd);
+	unlink(path);
+	ZSTD_freeCCtx(w->cctx);
+	free(w);
+	return ret;
+}
+
+static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
+{
+	size_t slot = stream == LOG_STREAM_GLOBAL ? SEQ_STREAMS - 1 :
+		      stream % (SEQ_STREAMS - 1);
+
+	if (type > LOG_FRAME_INDEX)
+		return w->other_seq++;
+	if (!w->seq[type]) {
+		w->seq[type] = calloc(SEQ_STREAMS, sizeof(uint64_t));
+		if (!w->seq[type])
+			return 0;
+	}
+	return w->seq[type][slot]++;
+}
+
+static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
+			   const void *payload, size_t raw_size, bool record_index);
+
+static int flush_index(struct log_writer *w)
+{
+	struct log_frame_desc d = {
+		.type = LOG_FRAME_INDEX,
+		.stream = LOG_STREAM_GLOBAL,
+	};
+	int ret;
+
+	if (!w->index_len)
+		return 0;
+	d.count = (uint32_t)w->index_len;
+	d.first_ts = UINT64_MAX;
+	for (size_t i = 0; i < w->index_len; i++) {
+		if (w->index[i].count && w->index[i].first_ts < d.first_ts)
+			d.first_ts = w->index[i].first_ts;
+		if (w->index[i].last_ts > d.last_ts)
+			d.last_ts = w->index[i].last_ts;
+	}
+	if (d.first_ts == UINT64_MAX)
+		d.first_ts = 0;
+	ret = write_frame_raw(w, &d, w->index, w->index_len * sizeof(*w->index), false);
+	w->index_len = 0;
+	return ret;
+}
+
+static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
+			   const void *payload, size_t raw_size, bool record_index)
+{
+	unsigned char skip[LOG_SKIPPABLE_HDR_SIZE];
+	struct log_frame_header h;
+	struct iovec iov[3];
+	size_t stored = 0, total;
+	uint64_t frame_offset = w->offset;
+	int ret;
+
+	if (raw_size > LOG_MAX_RAW_SIZE)
+		return -EMSGSIZE;
+	if (raw_size) {
+		size_t bound = ZSTD_compressBound(raw_size);
+
+		if (bound > w->zcap) {
+			void *buf = realloc(w->zbuf, bound);
+
+			if (!buf)
+				return -ENOMEM;
+			w->zbuf = buf;
+			w->zcap = bound;
+		}
+		stored = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, payload, raw_size);
+		if (ZSTD_isError(stored))
+			return -EIO;
+	}
+
+	memset(&h, 0, sizeof(h));
+	h.sync = LOG_FRAME_SYNC;
+	h.type = d->type;
+	h.flags = d->flags;
+	h.stream = d->stream;
+	h.count = d->count;
+	h.seq = next_seq(w, d->type, d->stream);
+	h.first_ts = d->first_ts;
+	h.last_ts = d->last_ts;
+	h.raw_size = raw_size;
+	h.stored_size = stored;
+	h.payload_crc = stored ? crc32c(0, w->zbuf, stored) : 0;
+	h.header_crc = crc32c(0, &h, offsetof(struct log_frame_header, header_crc));
+
+	put_skippable(skip, LOG_SKIPPABLE_FRAME, sizeof(h));
+	iov[0] = (struct iovec){ skip, sizeof(skip) };
+	iov[1] = (struct iovec){ &h, sizeof(h) };
+	iov[2] = (struct iovec){ w->zbuf, stored };
+	total = sizeof(skip) + sizeof(h) + stored;
+	ret = write_all_at_end(w, iov, stored ? 3 : 2, total);
+	if (ret) {
+		cut_back(w);
+		return ret;
+	}
+	w->offset += total;
+	w->raw_bytes += raw_size;
+	w->frames++;
+
+	if (!record_index)
+		return 0;
+	if (w->index_len == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 256;
+		struct log_index_entry *idx = realloc(w->index, cap * sizeof(*idx));
+
+		if (!idx)
+			return 0;	/* the index is an optimisation only */
+		w->index = idx;
+		w->index_cap = cap;
+	}
+	w->index[w->index_len++] = (struct log_index_entry){
+		.offset = frame_offset, .type = h.type, .flags = h.flags,
+		.stream = h.stream, .seq = h.seq, .first_ts = h.first_ts,
+		.last_ts = h.last_ts, .count = h.count,
+	};
+	if (w->index_len >= w->index_every)
+		return flush_index(w);
+	return 0;
+}
+
+int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
+		    const void *payload, size_t raw_size)
+{
+	int ret;
+
+	if (w->error)
+		return w->error;
+	if (!w->meta_written && d->type != LOG_FRAME_META)
+		return -EINVAL;
+	if (d->type == LOG_FRAME_INDEX)
+		return -EINVAL;		/* written by the writer itself */
+	ret = write_frame_raw(w, d, payload, raw_size, true);
+	if (ret == -EMSGSIZE || ret == -EINVAL)
+		return ret;		/* caller error; the log is intact */
+	if (ret) {
+		w->error = ret;
+		return ret;
+	}
+	if (d->type == LOG_FRAME_META)
+		w->meta_written = true;
+	return 0;
+}
+
+int log_write_meta(struct log_writer *w, const char *json, size_t len)
+{
+	struct log_frame_desc d = {
+		.type = LOG_FRAME_META,
+		.flags = LOG_FRAME_F_MUST_UNDERSTAND,
+		.stream = LOG_STREAM_GLOBAL,
+		.count = 1,
+	};
+
+	if (w->meta_written)
+		return -EINVAL;
+	if (len > LOG_MAX_META_SIZE)
+		return -EMSGSIZE;
+	return log_write_frame(w, &d, json, len);
+}
+
+static void writer_free(struct log_writer *w)
+{
+	for (size_t i = 0; i <= LOG_FRAME_INDEX; i++)
+		free(w->seq[i]);
+	free(w->index);
+	free(w->zbuf);
+	ZSTD_freeCCtx(w->cctx);
+	free(w);
+}
+
+int log_writer_finish(struct log_writer *w, const char *end_json,
+		      char *err, size_t errlen)
+{
+	struct log_frame_desc d = {
+		.type = LOG_FRAME_END,
+		.stream = LOG_STREAM_GLOBAL,
+		.count = 1,
+	};
+	int ret = 0;
+
+	if (end_json && w->meta_written) {
+		/* After a failure (disk full) the cut-back may have freed
+		 * enough room for this small frame; try once. */
+		ret = write_frame_raw(w, &d, end_json, strlen(end_json), true);
+		if (ret)
+			set_err(err, errlen, ret, "cannot write the end frame: %s",
+				strerror(-ret));
+	}
+	if (!ret && w->meta_written) {
+		ret = flush_index(w);
+		if (ret) {
+			/* The END frame is already complete; a missing
+			 * index only costs the reader a scan. */
+			cut_back(w);
+			ret = 0;
+		}
+	}
+	if (fsync(w->fd) < 0 && !ret)
+		ret = set_err(err, errlen, -errno, "fsync failed: %s", strerror(errno));
+	if (close(w->fd) < 0 && !ret)
+		ret = set_err(err, errlen, -errno, "close failed: %s", strerror(errno));
+	writer_free(w);
+	return ret;
+}
+
+void log_writer_abort(struct log_writer *w)
+{
+	close(w->fd);
+	writer_free(w);
+}
+
+uint64_t log_writer_bytes(const struct log_writer *w) { return w->offset; }
+uint64_t log_writer_raw_bytes(const struct log_writer *w) { return w->raw_bytes; }
+uint64_t log_writer_frames(const struct log_writer *w) { return w->frames; }
+int log_writer_error(const struct log_writer *w) { return w->error; }
+
+int log_writer_sync(struct log_writer *w)
+{
+	return fdatasync(w->fd) < 0 ? -errno : 0;
+}
+
+void log_writer_recording_id(const struct log_writer *w, uint8_t id[16])
+{
+	memcpy(id, w->recording_id, 16);
+}

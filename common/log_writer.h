@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one writer of uring-log(5).  Not thread-safe: one thread owns a
+ * writer (the recorder's writer thread).
+ */
+#ifndef RINGSIDE_LOG_WRITER_H
+#define RINGSIDE_LOG_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log_format.h"
+
+struct log_writer;
+
+struct log_writer_options {
+	int zstd_level;			/* 0: LOG_DEFAULT_ZSTD_LEVEL */
+	bool overwrite;			/* replace an existing regular file */
+	/* Write an INDEX frame after this many frames (0: default). */
+	unsigned index_every;
+	/* For tests and golden logs: fixed id and creation time. */
+	const uint8_t *recording_id;
+	uint64_t created_realtime_ns;
+};
+
+#define LOG_DEFAULT_ZSTD_LEVEL 1
+#define LOG_DEFAULT_INDEX_EVERY 4096
+
+struct log_frame_desc {
+	uint16_t type;			/* enum log_frame_type */
+	uint16_t flags;			/* LOG_FRAME_F_* */
+	uint32_t stream;
+	uint32_t count;
+	uint64_t first_ts, last_ts;
+};
+
+/*
+ * Create path (mode 0600, never following a symlink, failing if it exists
+ * unless overwrite) and write the preamble.  Returns 0 or a negative errno
+ * with a one-line message in err.
+ */
+int log_writer_create(struct log_writer **w, const char *path,
+		      const struct log_writer_options *opt, char *err, size_t errlen);
+
+/*
+ * Append one frame: payload (raw_size bytes) is compressed and written with
+ * its header in a single write.  The first frame must be LOG_FRAME_META.
+ * Returns 0, or a negative errno (-ENOSPC, -EFBIG, -EIO, ...): the file is
+ * then cut back to the end of the last complete frame and the writer
+ * refuses further frames except log_writer_finish()'s attempt at an END
+ * frame.
+ */
+int log_write_frame(struct log_writer *w, const struct log_frame_desc *desc,
+		    const void *payload, size_t raw_size);
+
+int log_write_meta(struct log_writer *w, const char *json, size_t len);
+
+/*
+ * Write the END frame (end_json may be NULL to skip it) and a final INDEX
+ * frame, fsync and close.  Frees the writer whatever happens; returns 0 or a
+ * negative errno.  A writer that failed earlier still tries to record the
+ * END frame, so a full disk leaves a log that says why it stopped.
+ */
+int log_writer_finish(struct log_writer *w, const char *end_json,
+		      char *err, size_t errlen);
+
+/* Close without END or INDEX (a writer abandoned after an error). */
+void log_writer_abort(struct log_writer *w);
+
+uint64_t log_writer_bytes(const struct log_writer *w);	/* file size so far */
+uint64_t log_writer_raw_bytes(const struct log_writer *w);	/* before compression */
+uint64_t log_writer_frames(const struct log_writer *w);
+int log_writer_error(const struct log_writer *w);	/* 0 or first -errno */
+int log_writer_sync(struct log_writer *w);		/* fdatasync */
+void log_writer_recording_id(const struct log_writer *w, uint8_t id[16]);
+
+#endif

@@ -1,0 +1,1 @@
+# converter/: filled in by its issue.

@@ -1,0 +1,1 @@
+# recorder/: filled in by its issue.
