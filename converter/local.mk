@@ -1,1 +1,23 @@
-# converter/: filled in by its issue.
+# converter/: uring-convert.  Runs anywhere: links only libcommon, zstd and
+# libm (no libbpf).  Everything but main.c is in libconvert.a so that the
+# unit tests (tests/check_convert*) drive the real code in-process.
+noinst_LIBRARIES += converter/libconvert.a
+converter_libconvert_a_SOURCES = \
+	converter/convert.c converter/convert.h \
+	converter/options.c converter/options.h \
+	converter/merge.c converter/merge.h \
+	converter/model.c converter/model.h \
+	converter/output.h converter/output_util.c \
+	converter/output_summary.c converter/output_json.c converter/output_csv.c \
+	converter/filter.c converter/filter.h \
+	converter/report.c converter/report.h \
+	converter/stats.c converter/stats.h \
+	converter/names.c converter/names.h \
+	converter/timebase.c converter/timebase.h \
+	converter/hmap.c converter/hmap.h
+CONVERT_LIBS = converter/libconvert.a $(COMMON_LIBS)
+
+bin_PROGRAMS += converter/uring-convert
+converter_uring_convert_SOURCES = converter/main.c
+converter_uring_convert_LDADD = $(CONVERT_LIBS)
+

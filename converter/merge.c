@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "merge.h"
+
+enum src_kind { SRC_FRAME = 1, SRC_GAP };
+
+/* One entry of the merge plan. */
+struct src {
+	enum src_kind kind;
+	struct log_frame f;		/* SRC_FRAME */
+	unsigned stream;
+	uint64_t first_ts, last_ts;
+	uint32_t order;			/* position in the sorted plan */
+};
+
+struct rec_ref {
+	uint64_t ts;
+	uint32_t off;
+	uint32_t idx;
+};
+
+/* A frame being merged. */
+struct active {
+	const struct src *src;
+	void *buf;
+	size_t cap, len;
+	struct rec_ref *refs;
+	size_t nrefs, refcap, pos;
+	struct active *next_free;
+};
+
+struct merge {
+	struct log_reader *r;
+	const struct ev_layout_map *layout;
+	struct src *plan;
+	size_t nplan, plancap, next;
+	struct active **heap;
+	size_t nheap, heapcap;
+	struct active *free_list;
+	struct active *to_release;	/* exhausted by the previous call */
+	struct merge_stats st;
+	char **warnings;
+	size_t nwarnings, warncap;
+	unsigned char scratch[EV_RECORD_MAX];
+	char lossmsg[LOG_MSG_LEN];
+	bool oom;
+};
+
+static void warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warnf(struct merge *m, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (m->nwarnings == m->warncap) {
+		size_t cap = m->warncap ? m->warncap * 2 : 16;
+		char **p = realloc(m->warnings, cap * sizeof(*p));
+
+		if (!p) {
+			m->oom = true;
+			return;
+		}
+		m->warnings = p;
+		m->warncap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (!s) {
+		m->oom = true;
+		return;
+	}
+	m->warnings[m->nwarnings++] = s;
+}
+
+static struct merge_cpu_stats *cpu_stats(struct merge *m, unsigned cpu)
+{
+	size_t lo = 0, hi = m->st.ncpus;
+	struct merge_cpu_stats *p;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->st.cpus[mid].cpu < cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < m->st.ncpus && m->st.cpus[lo].cpu == cpu)
+		return &m->st.cpus[lo];
+	p = realloc(m->st.cpus, (m->st.ncpus + 1) * sizeof(*p));
+	if (!p) {
+		m->oom = true;
+		return NULL;
+	}
+	m->st.cpus = p;
+	memmove(&p[lo + 1], &p[lo], (m->st.ncpus - lo) * sizeof(*p));
+	memset(&p[lo], 0, sizeof(*p));
+	p[lo].cpu = cpu;
+	m->st.ncpus++;
+	return &p[lo];
+}
+
+static int plan_add(struct merge *m, const struct src *s)
+{
+	if (m->nplan == m->plancap) {
+		size_t cap = m->plancap ? m->plancap * 2 : 256;
+		struct src *p = realloc(m->plan, cap * sizeof(*p));
+
+		if (!p) {
+			m->oom = true;
+			return -1;
+		}
+		m->plan = p;
+		m->plancap = cap;
+	}
+	m->plan[m->nplan++] = *s;
+	return 0;
+}
+
+static void read_loss_frame(struct merge *m, const struct log_frame *f)
+{
+	const void *buf;
+	size_t len;
+	char msg[LOG_MSG_LEN];
+	struct loss_counter *rows;
+	uint64_t total = 0;
+
+	if (log_reader_payload(m->r, f, 0, &buf, &len, msg, sizeof(msg))) {
+		warnf(m, "%s (an earlier LOSS frame's counters are used)", msg);
+		return;
+	}
+	if (len != (size_t)f->h.count * sizeof(struct log_loss_row)) {
+		warnf(m, "%s: offset %" PRIu64 ": LOSS frame holds %zu bytes for %u rows; ignored",
+		      log_reader_path(m->r), f->offset, len, f->h.count);
+		return;
+	}
+	rows = calloc(f->h.count ? f->h.count : 1, sizeof(*rows));
+	if (!rows) {
+		m->oom = true;
+		return;
+	}
+	for (uint32_t i = 0; i < f->h.count; i++) {
+		struct log_loss_row row;
+
+		memcpy(&row, (const char *)buf + i * sizeof(row), sizeof(row));
+		rows[i].cpu = row.cpu;
+		rows[i].kind = row.kind;
+		rows[i].event_type = row.event_type;
+		rows[i].count = row.count;
+		if (row.event_type == 0)
+			total += row.count;
+	}
+	free(m->st.loss_counters);
+	m->st.loss_counters = rows;
+	m->st.nloss_counters = f->h.count;
+	m->st.lost_total = total;
+}
+
+static void copy_clean(char *dst, size_t dstlen, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src && src[i] && i + 1 < dstlen; i++)
+		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+static void read_end_frame(struct merge *m, const struct log_frame *f)
+{
+	const void *buf;
+	size_t len;
+	char msg[LOG_MSG_LEN];
+	struct json_doc doc;
+
+	m->st.have_end = true;
+	if (log_reader_payload(m->r, f, 0, &buf, &len, msg, sizeof(msg))) {
+		warnf(m, "%s (the stop reason is unknown)", msg);
+		return;
+	}
+	if (json_parse(buf, len, &doc, msg, sizeof(msg))) {
+		warnf(m, "%s: offset %" PRIu64 ": END frame is not valid JSON: %s",
+		      log_reader_path(m->r), f->payload_offset, msg);
+		return;
+	}
+	copy_clean(m->st.end_reason, sizeof(m->st.end_reason),
+		   json_get_str(&doc.root, "reason", ""));
+	copy_clean(m->st.end_message, sizeof(m->st.end_message),
+		   json_get_str(&doc.root, "message", ""));
+	json_doc_free(&doc);
+}
+
+static void read_clock_frame(struct merge *m, struct timebase *tb, const struct log_frame *f)
+{
+	const void *buf;
+	size_t len;
+	char msg[LOG_MSG_LEN];
+	struct log_clock_snapshot s;
+
+	if (log_reader_payload(m->r, f, 0, &buf, &len, msg, sizeof(msg))) {
+		warnf(m, "%s (wall-clock times use the other snapshots)", msg);
+		return;
+	}
+	if (len < sizeof(s)) {
+		warnf(m, "%s: offset %" PRIu64 ": CLOCK frame too short (%zu bytes); ignored",
+		      log_reader_path(m->r), f->offset, len);
+		return;
+	}
+	memcpy(&s, buf, sizeof(s));
+	if (!s.boot_ns || !s.real_ns)
+		return;
+	if (timebase_add(tb, &s))
+		m->oom = true;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct src *x = a, *y = b;
+
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->f.h.seq != y->f.h.seq)
+		return x->f.h.seq < y->f.h.seq ? -1 : 1;
+	return x->f.index < y->f.index ? -1 : x->f.index > y->f.index;
+}
+
+static int cmp_plan(const void *a, const void *b)
+{
+	const struct src *x = a, *y = b;
+
+	if (x->first_ts != y->first_ts)
+		return x->first_ts < y->first_ts ? -1 : 1;
+	/* Gaps first: a loss window is known before the records after it. */
+	if (x->kind != y->kind)
+		return x->kind == SRC_GAP ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->f.h.seq != y->f.h.seq)
+		return x->f.h.seq < y->f.h.seq ? -1 : 1;
+	return x->f.index < y->f.index ? -1 : x->f.index > y->f.index;
+}
+
+/* Per-CPU frame sequences: report gaps and plan them as loss windows. */
+static void find_gaps(struct merge *m)
+{
+	size_t n = m->nplan;
+
+	qsort(m->plan, n, sizeof(*m->plan), cmp_seq);
+	for (size_t i = 1; i < n; i++) {
+		const struct src *a = &m->plan[i - 1], *b = &m->plan[i];
+		struct src gap;
+
+		if (a->stream != b->stream || a->f.h.type != LOG_FRAME_EVENTS ||
+		    b->f.h.type != LOG_FRAME_EVENTS)
+			continue;
+		if (b->f.h.seq == a->f.h.seq) {
+			warnf(m, "%s: offset %" PRIu64 ": frame %" PRIu64 " (EVENTS, CPU %u) repeats sequence number %" PRIu64,
+			      log_reader_path(m->r), b->f.offset, b->f.index, b->stream,
+			      (uint64_t)b->f.h.seq);
+			continue;
+		}
+		if (b->f.h.seq == a->f.h.seq + 1)
+			continue;
+		m->st.frame_gaps++;
+		warnf(m, "%s: offset %" PRIu64 ": CPU %u frames %" PRIu64 "..%" PRIu64
+		      " are missing (sequence gap before frame %" PRIu64 "); events between them were lost",
+		      log_reader_path(m->r), b->f.offset, b->stream, (uint64_t)a->f.h.seq + 1,
+		      (uint64_t)b->f.h.seq - 1, b->f.index);
+		memset(&gap, 0, sizeof(gap));
+		gap.kind = SRC_GAP;
+		gap.stream = b->stream;
+		gap.first_ts = a->last_ts;
+		gap.last_ts = b->first_ts > a->last_ts ? b->first_ts : a->last_ts;
+		if (plan_add(m, &gap))
+			return;
+	}
+}
+
+int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
+	       char *err, size_t errlen)
+{
+	struct merge *m = calloc(1, sizeof(*m));
+	struct log_frame f;
+	const char *stopmsg;
+
+	*mp = NULL;
+	if (!m) {
+		snprintf(err, errlen, "%s: out of memory", log_reader_path(r));
+		return -1;
+	}
+	m->r = r;
+	m->layout = log_reader_layout(r);
+	m->st.bytes_total = log_reader_info(r)->file_size;
+	while (!m->oom && log_reader_next(r, &f)) {
+		struct src s;
+
+		m->st.frames_by_type[f.h.type < 16 ? f.h.type : 0]++;
+		switch (f.h.type) {
+		case LOG_FRAME_EVENTS:
+		case LOG_FRAME_TASKS:
+			if (f.h.type == LOG_FRAME_EVENTS && f.h.stream >= MERGE_MAX_CPUS) {
+				warnf(m, "%s: offset %" PRIu64 ": frame %" PRIu64
+				      " claims CPU %u, which is implausible; its %u records are skipped",
+				      log_reader_path(r), f.offset, f.index, f.h.stream, f.h.count);
+				break;
+			}
+			if (!f.h.count)
+				break;
+			if (f.h.first_ts > f.h.last_ts) {
+				warnf(m, "%s: offset %" PRIu64 ": frame %" PRIu64
+				      " has first_ts after last_ts; its records are skipped",
+				      log_reader_path(r), f.offset, f.index);
+				break;
+			}
+			memset(&s, 0, sizeof(s));
+			s.kind = SRC_FRAME;
+			s.f = f;
+			s.stream = f.h.type == LOG_FRAME_EVENTS ? f.h.stream : LOG_STREAM_GLOBAL;
+			s.first_ts = f.h.first_ts;
+			s.last_ts = f.h.last_ts;
+			if (plan_add(m, &s))
+				break;
+			m->st.planned_records += f.h.count;
+			if (!m->st.first_ts || f.h.first_ts < m->st.first_ts)
+				m->st.first_ts = f.h.first_ts;
+			if (f.h.last_ts > m->st.last_ts)
+				m->st.last_ts = f.h.last_ts;
+			if (f.h.type == LOG_FRAME_EVENTS) {
+				struct merge_cpu_stats *c = cpu_stats(m, f.h.stream);
+
+				if (!c)
+					break;
+				c->frames++;
+				c->records += f.h.count;
+				c->stored_bytes += f.h.stored_size;
+				c->raw_bytes += f.h.raw_size;
+				if (!c->first_ts || f.h.first_ts < c->first_ts)
+					c->first_ts = f.h.first_ts;
+				if (f.h.last_ts > c->last_ts)
+					c->last_ts = f.h.last_ts;
+			}
+			break;
+		case LOG_FRAME_LOSS:
+			read_loss_frame(m, &f);
+			break;
+		case LOG_FRAME_CLOCK:
+			read_clock_frame(m, tb, &f);
+			break;
+		case LOG_FRAME_END:
+			read_end_frame(m, &f);
+			break;
+		case LOG_FRAME_META:
+		case LOG_FRAME_STATS:
+		case LOG_FRAME_INDEX:
+			break;
+		default:
+			m->st.unknown_frames++;
+			break;
+		}
+	}
+	m->st.stop = log_reader_stop(r, &stopmsg, NULL);
+	copy_clean(m->st.stop_message, sizeof(m->st.stop_message), stopmsg);
+	if (m->st.stop != LOG_STOP_END)
+		warnf(m, "%s; converting everything before it", m->st.stop_message);
+	find_gaps(m);
+	if (m->oom) {
+		snprintf(err, errlen, "%s: out of memory while indexing the log", log_reader_path(r));
+		merge_close(m);
+		return -1;
+	}
+	qsort(m->plan, m->nplan, sizeof(*m->plan), cmp_plan);
+	for (size_t i = 0; i < m->nplan; i++)
+		m->plan[i].order = (uint32_t)i;
+	*mp = m;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- the heap */
+
+static bool before(const struct active *a, const struct active *b)
+{
+	const struct rec_ref *x = &a->refs[a->pos], *y = &b->refs[b->pos];
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	if (a->src->stream != b->src->stream)
+		return a->src->stream < b->src->stream;
+	if (a->src->order != b->src->order)
+		return a->src->order < b->src->order;
+	return x->idx < y->idx;
+}
+
+static void heap_up(struct merge *m, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		struct active *t;
+
+		if (!before(m->heap[i], m->heap[p]))
+			break;
+		t = m->heap[i];
+		m->heap[i] = m->heap[p];
+		m->heap[p] = t;
+		i = p;
+	}
+}
+
+static void heap_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, s = i;
+		struct active *t;
+
+		if (l < m->nheap && before(m->heap[l], m->heap[s]))
+			s = l;
+		if (r < m->nheap && before(m->heap[r], m->heap[s]))
+			s = r;
+		if (s == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[s];
+		m->heap[s] = t;
+		i = s;
+	}
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void release(struct merge *m, struct active *a)
+{
+	a->src = NULL;
+	a->next_free = m->free_list;
+	m->free_list = a;
+}
+
+static void damaged_item(struct merge *m, const struct src *s, uint64_t lost,
+			 const char *why, struct merge_item *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->kind = MERGE_LOSS;
+	it->loss.cpu = s->stream;
+	it->loss.source = LOSS_DAMAGED_FRAME;
+	it->loss.first_ts = s->first_ts;
+	it->loss.last_ts = s->last_ts;
+	it->loss.count = lost;
+	snprintf(m->lossmsg, sizeof(m->lossmsg), "%s", why);
+	it->loss.detail = m->lossmsg;
+	m->st.damaged_frames++;
+	m->st.damaged_records += lost;
+}
+
+/*
+ * Load a frame: decompress, index and sort its records.  Returns 1 when
+ * the frame joined the heap, 0 when it was (partly) damaged and *it holds
+ * the loss item to yield, -1 when out of memory.
+ */
+static int load_frame(struct merge *m, const struct src *s, struct merge_item *it)
+{
+	struct active *a = m->free_list;
+	char msg[LOG_MSG_LEN];
+	bool sorted = true;
+	size_t pos = 0;
+	int ret;
+
+	if (a) {
+		m->free_list = a->next_free;
+	} else {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -1;
+	}
+	a->src = s;
+	a->nrefs = a->pos = 0;
+	m->st.bytes_done = s->f.payload_offset + s->f.h.stored_size;
+	if (log_reader_payload_into(m->r, &s->f, &a->buf, &a->cap, &a->len, msg, sizeof(msg))) {
+		warnf(m, "%s; its %u records (%s, time %" PRIu64 "..%" PRIu64
+		      " ns) are counted as lost", msg, s->f.h.count,
+		      s->stream == LOG_STREAM_GLOBAL ? "task list" : "events",
+		      s->first_ts, s->last_ts);
+		damaged_item(m, s, s->f.h.count, msg, it);
+		release(m, a);
+		return m->oom ? -1 : 0;
+	}
+	if (a->refcap < s->f.h.count) {
+		struct rec_ref *p = realloc(a->refs, (size_t)s->f.h.count * sizeof(*p));
+
+		if (!p) {
+			release(m, a);
+			return -1;
+		}
+		a->refs = p;
+		a->refcap = s->f.h.count;
+	}
+	for (;;) {
+		const struct ev_header *rec;
+		size_t at = pos;
+		bool known;
+
+		ret = log_next_record(m->layout, a->buf, a->len, &pos, &rec, &known,
+				      m->scratch, msg, sizeof(msg));
+		if (ret <= 0)
+			break;
+		if (a->nrefs == s->f.h.count) {
+			snprintf(msg, sizeof(msg), "payload offset %zu: more records than the %u the header declares",
+				 at, s->f.h.count);
+			ret = -1;
+			break;
+		}
+		a->refs[a->nrefs].ts = rec->ts;
+		a->refs[a->nrefs].off = (uint32_t)at;
+		a->refs[a->nrefs].idx = (uint32_t)a->nrefs;
+		if (a->nrefs && rec->ts < a->refs[a->nrefs - 1].ts)
+			sorted = false;
+		a->nrefs++;
+	}
+	if (!sorted)
+		qsort(a->refs, a->nrefs, sizeof(*a->refs), cmp_ref);
+	if (ret < 0 || a->nrefs < s->f.h.count) {
+		uint64_t lost = s->f.h.count - a->nrefs;
+
+		if (ret >= 0)
+			snprintf(msg, sizeof(msg), "payload ends after %zu of %u records",
+				 a->nrefs, s->f.h.count);
+		warnf(m, "%s: offset %" PRIu64 ": frame %" PRIu64 " (CPU %u): %s; %" PRIu64
+		      " records after it are counted as lost", log_reader_path(m->r),
+		      s->f.offset, s->f.index, s->stream, msg, lost);
+		damaged_item(m, s, lost, msg, it);
+		if (a->nrefs)
+			goto join;
+		release(m, a);
+		return m->oom ? -1 : 0;
+	}
+join:
+	if (!a->nrefs) {
+		release(m, a);
+		return 1;
+	}
+	if (m->nheap == m->heapcap) {
+		size_t cap = m->heapcap ? m->heapcap * 2 : 16;
+		struct active **p = realloc(m->heap, cap * sizeof(*p));
+
+		if (!p) {
+			release(m, a);
+			return -1;
+		}
+		m->heap = p;
+		m->heapcap = cap;
+	}
+	m->heap[m->nheap++] = a;
+	heap_up(m, m->nheap - 1);
+	/* A partly damaged frame joined the heap and also reports its loss. */
+	return ret < 0 || a->nrefs < s->f.h.count ? 0 : 1;
+}
+
+int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
+{
+	struct active *a;
+	const struct ev_header *rec;
+	size_t pos;
+	char msg[LOG_MSG_LEN];
+	bool known;
+
+	if (m->to_release) {
+		release(m, m->to_release);
+		m->to_release = NULL;
+	}
+	for (;;) {
+		uint64_t min_ts = m->nheap ? m->heap[0]->refs[m->heap[0]->pos].ts : UINT64_MAX;
+		const struct src *s;
+		int ret;
+
+		if (m->next >= m->nplan || m->plan[m->next].first_ts > min_ts)
+			break;
+		s = &m->plan[m->next++];
+		if (s->kind == SRC_GAP) {
+			memset(it, 0, sizeof(*it));
+			it->kind = MERGE_LOSS;
+			it->loss.cpu = s->stream;
+			it->loss.source = LOSS_FRAME_GAP;
+			it->loss.first_ts = s->first_ts;
+			it->loss.last_ts = s->last_ts;
+			return 1;
+		}
+		ret = load_frame(m, s, it);
+		if (ret < 0) {
+			snprintf(err, errlen, "%s: out of memory while merging", log_reader_path(m->r));
+			return -1;
+		}
+		if (ret == 0)
+			return 1;
+	}
+	if (!m->nheap)
+		return 0;
+	a = m->heap[0];
+	pos = a->refs[a->pos].off;
+	if (log_next_record(m->layout, a->buf, a->len, &pos, &rec, &known, m->scratch,
+			    msg, sizeof(msg)) <= 0) {
+		/* Cannot happen: the record was walked when the frame loaded. */
+		snprintf(err, errlen, "%s: internal error re-reading a record: %s",
+			 log_reader_path(m->r), msg);
+		return -1;
+	}
+	memset(it, 0, sizeof(*it));
+	it->kind = MERGE_RECORD;
+	it->rec = rec;
+	it->known = known;
+	it->cpu = a->src->stream;
+	m->st.records++;
+	if (!known)
+		m->st.unknown_records++;
+	if (++a->pos == a->nrefs) {
+		m->heap[0] = m->heap[--m->nheap];
+		if (m->nheap)
+			heap_down(m, 0);
+		/* The record may live in this frame's buffer: free it next call. */
+		m->to_release = a;
+	} else {
+		heap_down(m, 0);
+	}
+	return 1;
+}
+
+const struct merge_stats *merge_stats(const struct merge *m)
+{
+	return &m->st;
+}
+
+const char *const *merge_warnings(const struct merge *m, size_t *n)
+{
+	*n = m->nwarnings;
+	return (const char *const *)m->warnings;
+}
+
+static void free_active(struct active *a)
+{
+	free(a->buf);
+	free(a->refs);
+	free(a);
+}
+
+void merge_close(struct merge *m)
+{
+	if (!m)
+		return;
+	if (m->to_release)
+		release(m, m->to_release);
+	for (size_t i = 0; i < m->nheap; i++)
+		free_active(m->heap[i]);
+	while (m->free_list) {
+		struct active *a = m->free_list;
+
+		m->free_list = a->next_free;
+		free_active(a);
+	}
+	for (size_t i = 0; i < m->nwarnings; i++)
+		free(m->warnings[i]);
+	free(m->warnings);
+	free(m->heap);
+	free(m->plan);
+	free(m->st.cpus);
+	free(m->st.loss_counters);
+	free(m);
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <argp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "timebase.h"
+
+const char *argp_program_version = "uring-convert (ringside) " PACKAGE_VERSION;
+const char *argp_program_bug_address = PACKAGE_BUGREPORT;
+
+static const char doc[] =
+	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "
+	"CSV or (later) FXT for Perfetto.  Runs anywhere: no root, no BPF.\n"
+	"\n"
+	"Formats:\n"
+	"  summary  tables for a person (default when stdout is a terminal)\n"
+	"  json     the summary for scripts (default otherwise); schema in uring-convert(1)\n"
+	"  csv      one CSV file per table in the directory given with -o DIR:\n"
+	"           requests, syscalls, events, losses, loss_counters, tasks, rings,\n"
+	"           counters (for pandas: every *_ns column is an int64)\n"
+	"  fxt      Fuchsia trace for ui.perfetto.dev (not implemented yet)\n"
+	"\n"
+	"TIME is relative to the recording start (+1.5s, 2s, 500ms, 750us, 10ns, 2min;\n"
+	"a bare number is seconds) or an absolute wall-clock time in ISO 8601\n"
+	"(2024-05-01T12:00:00.5Z; UTC when no zone is given).\n"
+	"\n"
+	"Exit status: 0 converted (warnings about a damaged or cut log go to stderr),\n"
+	"1 the log or the output could not be used, 2 bad command line.";
+
+static const char args_doc[] = "LOG";
+
+enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE };
+
+static const struct argp_option argp_options[] = {
+	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },
+	{ "output", 'o', "PATH", 0, "output file (summary, json), or directory (csv); default stdout", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "overwrite existing output files", 0 },
+	{ "start", OPT_START, "TIME", 0, "only what happened at or after TIME", 1 },
+	{ "end", OPT_END, "TIME", 0, "only what happened at or before TIME", 1 },
+	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
+	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable)", 1 },
+	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
+	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
+	{ 0 }
+};
+
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_time_arg(const char *s, struct time_arg *t)
+{
+	static const struct { const char *unit; double mult; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 },
+		{ "h", 3600e9 }, { "", 1e9 },
+	};
+	const char *p = s;
+	char *end;
+	double v;
+
+	memset(t, 0, sizeof(*t));
+	t->text = s;
+	if (strchr(s, ':')) {
+		if (parse_iso_ns(s, &t->real_ns))
+			return -1;
+		t->set = t->absolute = true;
+		return 0;
+	}
+	if (*p == '+')
+		p++;
+	if (!isdigit((unsigned char)*p) && *p != '.')
+		return -1;
+	errno = 0;
+	v = strtod(p, &end);
+	if (errno || end == p || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			double ns = v * units[i].mult;
+
+			if (ns >= 9.2e18)
+				return -1;
+			t->rel_ns = (int64_t)(ns + 0.5);
+			t->set = true;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct options *o = state->input;
+	unsigned long long v;
+
+	switch (key) {
+	case 'f':
+		if (!strcmp(arg, "summary"))
+			o->format = FORMAT_SUMMARY;
+		else if (!strcmp(arg, "json"))
+			o->format = FORMAT_JSON;
+		else if (!strcmp(arg, "csv"))
+			o->format = FORMAT_CSV;
+		else if (!strcmp(arg, "fxt"))
+			o->format = FORMAT_FXT;
+		else
+			argp_error(state, "--format: unknown format '%s' (summary, json, csv or fxt)", arg);
+		break;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "-o: empty path");
+		o->output = arg;
+		break;
+	case OPT_FORCE:
+		o->force = true;
+		break;
+	case OPT_START:
+	case OPT_END: {
+		struct time_arg *t = key == OPT_START ? &o->start : &o->end;
+
+		if (parse_time_arg(arg, t))
+			argp_error(state, "--%s: '%s' is not a time (use +1.5s, 500ms, or 2024-05-01T12:00:00Z)",
+				   key == OPT_START ? "start" : "end", arg);
+		break;
+	}
+	case OPT_PID:
+		if (parse_uint(arg, INT32_MAX, &v) || !v)
+			argp_error(state, "--pid: '%s' is not a process id", arg);
+		if (o->npids == OPT_MAX_SELECT)
+			argp_error(state, "--pid: at most %d", OPT_MAX_SELECT);
+		o->pids[o->npids++] = (uint32_t)v;
+		break;
+	case OPT_RING:
+		if (parse_uint(arg, UINT32_MAX, &v) || !v)
+			argp_error(state, "--ring: '%s' is not a ring number (1, 2, ... as in the summary)", arg);
+		if (o->nrings == OPT_MAX_SELECT)
+			argp_error(state, "--ring: at most %d", OPT_MAX_SELECT);
+		o->rings[o->nrings++] = (unsigned)v;
+		break;
+	case OPT_INFO:
+		o->info = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->log_path)
+			argp_error(state, "one LOG at a time (got '%s' and '%s')", o->log_path, arg);
+		o->log_path = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->log_path)
+			argp_error(state, "no LOG given");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+int options_parse(struct options *o, int argc, char **argv, bool *exit_now)
+{
+	static const struct argp argp = { argp_options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	int idx;
+
+	memset(o, 0, sizeof(*o));
+	*exit_now = false;
+	/* argp_error() exits with argp_err_exit_status (64 by default). */
+	argp_err_exit_status = 2;
+	if (argp_parse(&argp, argc, argv, 0, &idx, o)) {
+		*exit_now = true;
+		return 2;
+	}
+	if (o->start.set && o->end.set && o->start.absolute == o->end.absolute &&
+	    (o->start.absolute ? o->start.real_ns > o->end.real_ns : o->start.rel_ns > o->end.rel_ns)) {
+		fprintf(stderr, "uring-convert: --start %s is after --end %s\n", o->start.text,
+			o->end.text);
+		*exit_now = true;
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --format=csv -o DIR: one RFC 4180 file per table (header row, CRLF line
+ * ends, UTF-8), made for pandas.read_csv with default options:
+ *
+ *   requests.csv syscalls.csv events.csv losses.csv loss_counters.csv
+ *   tasks.csv rings.csv counters.csv
+ *
+ * Rules (uring-convert(1), CSV OUTPUT):
+ *   - Every *_ns column is an integer, never empty, never floating point:
+ *     points in time are ns since the recording start (>= 0), -1 when the
+ *     step did not happen or is not known; durations are >= 0.  Absolute
+ *     CLOCK_BOOTTIME values are in *_boot_ns columns, wall-clock time in
+ *     *_wall columns (ISO 8601, UTC, ns precision).
+ *   - Enums are names (READ, EBADF, io-wq); flags are names joined by '|',
+ *     "0" when no bit is set.
+ *   - An empty cell means the value does not exist for this row or is not
+ *     known (errno of a success, worker of an inline request, SQE fields
+ *     that were not read).
+ *   - Bytes that are not valid UTF-8 (task names are raw kernel bytes) are
+ *     written as the four characters \xNN.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "event_layout.h"
+#include "hmap.h"
+#include "output.h"
+#include "uring_names.h"
+
+enum csv_file {
+	CSV_REQUESTS, CSV_SYSCALLS, CSV_EVENTS, CSV_LOSSES, CSV_LOSS_COUNTERS,
+	CSV_TASKS, CSV_RINGS, CSV_COUNTERS, CSV_NFILES
+};
+
+static const char *const csv_names[CSV_NFILES] = {
+	"requests.csv", "syscalls.csv", "events.csv", "losses.csv", "loss_counters.csv",
+	"tasks.csv", "rings.csv", "counters.csv",
+};
+
+#define MAX_EVENT_COLUMNS 128
+
+struct event_column {
+	const char *name;
+	enum ev_kind kind;
+};
+
+struct csv {
+	struct output base;
+	struct output_config cfg;
+	FILE *f[CSV_NFILES];
+	char *path[CSV_NFILES];
+	bool first;			/* no field written yet on this row */
+	struct output_meta meta;
+	struct hmap tasks;		/* tid -> const struct model_task * */
+	struct hmap rings;		/* number -> const struct model_ring * (selected) */
+	struct event_column cols[MAX_EVENT_COLUMNS];
+	size_t ncols;
+	/* per type: column index -> field (NULL: not in this type) */
+	const struct ev_field *colmap[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
+	bool oom;
+};
+
+#define C(o) ((struct csv *)(void *)(o))
+
+/* ------------------------------------------------------------- writing */
+
+static void sep(struct csv *c, FILE *f)
+{
+	if (!c->first)
+		putc(',', f);
+	c->first = false;
+}
+
+static void eol(struct csv *c, FILE *f)
+{
+	fputs("\r\n", f);
+	c->first = true;
+}
+
+/* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	bool quote = false;
+
+	sep(c, f);
+	for (size_t i = 0; i < n; i++)
+		if (u[i] == ',' || u[i] == '"' || u[i] == '\n' || u[i] == '\r')
+			quote = true;
+	if (quote)
+		putc('"', f);
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_len(u + i, n - i);
+
+		if (!l) {
+			fprintf(f, "\\x%02x", u[i]);
+			i++;
+			continue;
+		}
+		if (u[i] == '"')
+			putc('"', f);
+		fwrite(u + i, 1, l, f);
+		i += l;
+	}
+	if (quote)
+		putc('"', f);
+}
+
+static void field_str(struct csv *c, FILE *f, const char *s)
+{
+	field_strn(c, f, s, strlen(s));
+}
+
+static void field_empty(struct csv *c, FILE *f)
+{
+	sep(c, f);
+}
+
+static void field_u64(struct csv *c, FILE *f, uint64_t v)
+{
+	sep(c, f);
+	fprintf(f, "%" PRIu64, v);
+}
+
+static void field_i64(struct csv *c, FILE *f, int64_t v)
+{
+	sep(c, f);
+	fprintf(f, "%" PRId64, v);
+}
+
+static void field_hex(struct csv *c, FILE *f, uint64_t v)
+{
+	sep(c, f);
+	fprintf(f, "0x%016" PRIx64, v);
+}
+
+static void field_bool(struct csv *c, FILE *f, bool v)
+{
+	field_str(c, f, v ? "true" : "false");
+}
+
+/* A point in time: relative ns, -1 when it did not happen. */
+static void field_t(struct csv *c, FILE *f, uint64_t ts)
+{
+	field_i64(c, f, ts ? timebase_rel(c->meta.tb, ts) : -1);
+}
+
+static void field_wall(struct csv *c, FILE *f, uint64_t ts)
+{
+	char iso[TIMEBASE_ISO_LEN];
+
+	field_str(c, f, timebase_iso(c->meta.tb, ts, iso));
+}
+
+static void field_flags(struct csv *c, FILE *f, uint64_t v, const struct flag_name *t)
+{
+	char buf[512];
+
+	field_str(c, f, v ? format_flags(buf, sizeof(buf), v, t) : "0");
+}
+
+static void field_errno(struct csv *c, FILE *f, int64_t res)
+{
+	char buf[NAMES_MAX_LEN];
+
+	if (res < 0)
+		field_str(c, f, names_errno(res, buf));
+	else
+		field_empty(c, f);
+}
+
+static void field_opt_u64(struct csv *c, FILE *f, bool valid, uint64_t v)
+{
+	if (valid)
+		field_u64(c, f, v);
+	else
+		field_empty(c, f);
+}
+
+static void header(struct csv *c, FILE *f, const char *cols)
+{
+	(void)c;
+	for (const char *p = cols; *p; p++)
+		putc(*p == ' ' ? ',' : *p, f);
+	fputs("\r\n", f);
+}
+
+static const struct model_task *task_of(const struct csv *c, uint32_t tid)
+{
+	return tid ? hmap_get(&c->tasks, tid, 0) : NULL;
+}
+
+static void field_comm(struct csv *c, FILE *f, uint32_t tid)
+{
+	const struct model_task *t = task_of(c, tid);
+
+	if (t && t->name_known)
+		field_str(c, f, t->comm);
+	else
+		field_empty(c, f);
+}
+
+static void field_ring(struct csv *c, FILE *f, const struct model_ring *r)
+{
+	if (r) {
+		field_u64(c, f, r->number);
+		field_hex(c, f, r->ring_id);
+		if (r->fd >= 0)
+			field_i64(c, f, r->fd);
+		else
+			field_empty(c, f);
+	} else {
+		field_empty(c, f);
+		field_empty(c, f);
+		field_empty(c, f);
+	}
+}
+
+/* ------------------------------------------------------------- tables */
+
+#define REQUEST_COLUMNS \
+	"req_id ring ring_id ring_fd pid tid comm opcode opcode_number user_data " \
+	"fd offset length sqe_flags ioprio buf_index personality op_flags req_flags " \
+	"submit_ns submit_boot_ns submit_wall complete_ns complete_boot_ns latency_ns " \
+	"result errno cflags path modifiers status incomplete_reason worker_tid " \
+	"submit_syscall_id defer_ns queue_async_ns poll_arm_ns task_add_ns " \
+	"work_begin_ns work_end_ns tw_run_ns tw_run_tid complete_tid complete_comm " \
+	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
+	"link_prev link_next fail_link_ns init_error init_errno"
+
+static void c_request(struct output *o, const struct model_request *r)
+{
+	struct csv *c = C(o);
+	FILE *f = c->f[CSV_REQUESTS];
+	char buf[512], op[NAMES_MAX_LEN];
+	bool sqe = r->sqe_fields_valid;
+	bool have_res = r->complete_ts || r->overflow_ts;
+
+	field_u64(c, f, r->id);
+	field_ring(c, f, r->ring);
+	field_opt_u64(c, f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
+	field_opt_u64(c, f, r->submit_tid, r->submit_tid);
+	field_comm(c, f, r->submit_tid);
+	field_str(c, f, names_opcode(c->meta.names, r->opcode, op));
+	field_u64(c, f, r->opcode);
+	field_u64(c, f, r->user_data);
+	if (sqe)
+		field_i64(c, f, r->fd);
+	else
+		field_empty(c, f);
+	field_opt_u64(c, f, sqe, r->off);
+	field_opt_u64(c, f, sqe, r->len);
+	if (r->sqe_valid)
+		field_flags(c, f, r->sqe_flags, iosqe_flag_names);
+	else
+		field_empty(c, f);
+	field_opt_u64(c, f, sqe, r->ioprio);
+	field_opt_u64(c, f, sqe, r->buf_index);
+	field_opt_u64(c, f, sqe, r->personality);
+	field_opt_u64(c, f, sqe, r->op_flags);
+	if (r->sqe_valid && r->path != PATH_FAILED)
+		field_str(c, f, r->req_flags ? names_req_flags(c->meta.names, r->req_flags, buf, sizeof(buf)) : "0");
+	else
+		field_empty(c, f);
+	field_t(c, f, r->submit_ts);
+	field_u64(c, f, r->submit_ts);
+	field_wall(c, f, r->submit_ts);
+	field_t(c, f, r->complete_ts);
+	field_u64(c, f, r->complete_ts);
+	field_i64(c, f, r->submit_ts && r->complete_ts && r->complete_ts >= r->submit_ts ?
+		  (int64_t)(r->complete_ts - r->submit_ts) : -1);
+	if (have_res)
+		field_i64(c, f, r->res);
+	else
+		field_empty(c, f);
+	if (have_res)
+		field_errno(c, f, r->res);
+	else
+		field_empty(c, f);
+	if (have_res)
+		field_flags(c, f, r->cflags, cqe_flag_names);
+	else
+		field_empty(c, f);
+	field_str(c, f, path_name(r->path));
+	field_str(c, f, r->modifiers ? format_modifiers(buf, sizeof(buf), r->modifiers) : "0");
+	field_str(c, f, status_name(r->status));
+	field_str(c, f, incomplete_reason_name(r->incomplete_reason));
+	field_opt_u64(c, f, r->worker_tid, r->worker_tid);
+	field_opt_u64(c, f, r->submit_syscall, r->submit_syscall);
+	field_t(c, f, r->defer_ts);
+	field_t(c, f, r->queue_async_ts);
+	field_t(c, f, r->poll_arm_ts);
+	field_t(c, f, r->task_add_ts);
+	field_t(c, f, r->work_begin_ts);
+	field_t(c, f, r->work_end_ts);
+	field_t(c, f, r->tw_run_ts);
+	field_opt_u64(c, f, r->tw_run_tid, r->tw_run_tid);
+	field_opt_u64(c, f, r->complete_tid, r->complete_tid);
+	field_comm(c, f, r->complete_tid);
+	field_opt_u64(c, f, r->complete_syscall, r->complete_syscall);
+	field_t(c, f, r->first_cqe_ts);
+	field_u64(c, f, r->ncqes);
+	field_t(c, f, r->overflow_ts);
+	field_opt_u64(c, f, r->chain_id, r->chain_id);
+	field_opt_u64(c, f, r->chain_id, r->chain_pos);
+	field_opt_u64(c, f, r->link_prev, r->link_prev);
+	field_opt_u64(c, f, r->link_next, r->link_next);
+	field_t(c, f, r->fail_link_ts);
+	if (r->path == PATH_FAILED) {
+		field_i64(c, f, r->init_error);
+		field_errno(c, f, r->init_error);
+	} else {
+		field_empty(c, f);
+		field_empty(c, f);
+	}
+	eol(c, f);
+}
+
+#define SYSCALL_COLUMNS \
+	"syscall_id pid tid comm syscall ring ring_id ring_fd fd registered_ring " \
+	"enter_ns exit_ns duration_ns enter_boot_ns enter_wall ret errno " \
+	"to_submit min_complete flags submitted completed wait_start_ns " \
+	"submitting_ns waiting_ns wait_min_events sq_pending_enter cq_pending_enter " \
+	"sq_pending_exit cq_pending_exit entries setup_flags sq_thread_cpu " \
+	"sq_thread_idle cq_entries register_opcode nr_args"
+
+static void c_syscall(struct output *o, const struct model_syscall *s)
+{
+	struct csv *c = C(o);
+	FILE *f = c->f[CSV_SYSCALLS];
+	bool enter = s->kind == SYS_ENTER, setup = s->kind == SYS_SETUP;
+	bool reg = s->kind == SYS_REGISTER;
+
+	field_u64(c, f, s->id);
+	field_u64(c, f, s->pid);
+	field_u64(c, f, s->tid);
+	field_comm(c, f, s->tid);
+	field_str(c, f, syscall_kind_name(s->kind));
+	field_ring(c, f, s->ring);
+	if (setup)
+		field_empty(c, f);
+	else
+		field_i64(c, f, s->fd);
+	if (setup)
+		field_empty(c, f);
+	else
+		field_bool(c, f, s->registered_ring);
+	field_t(c, f, s->begin_ts);
+	field_t(c, f, s->end_ts);
+	field_u64(c, f, s->end_ts - s->begin_ts);
+	field_u64(c, f, s->begin_ts);
+	field_wall(c, f, s->begin_ts);
+	field_i64(c, f, s->ret);
+	field_errno(c, f, s->ret);
+	field_opt_u64(c, f, enter, s->to_submit);
+	field_opt_u64(c, f, enter, s->min_complete);
+	if (enter)
+		field_flags(c, f, s->enter_flags, enter_flag_names);
+	else
+		field_empty(c, f);
+	field_opt_u64(c, f, enter, s->submitted);
+	field_opt_u64(c, f, enter, s->completed);
+	field_t(c, f, s->wait_ts);
+	field_u64(c, f, enter ? syscall_submit_ns(s) : 0);
+	field_u64(c, f, enter ? syscall_wait_ns(s) : 0);
+	field_opt_u64(c, f, enter && s->wait_ts, (uint64_t)s->wait_min_events);
+	field_opt_u64(c, f, s->state_begin_valid, (uint32_t)(s->sq_tail[0] - s->sq_head[0]));
+	field_opt_u64(c, f, s->state_begin_valid, (uint32_t)(s->cq_tail[0] - s->cq_head[0]));
+	field_opt_u64(c, f, s->state_end_valid, (uint32_t)(s->sq_tail[1] - s->sq_head[1]));
+	field_opt_u64(c, f, s->state_end_valid, (uint32_t)(s->cq_tail[1] - s->cq_head[1]));
+	field_opt_u64(c, f, setup && s->params_valid, s->entries);
+	if (setup && s->params_valid)
+		field_flags(c, f, s->setup_flags, setup_flag_names);
+	else
+		field_empty(c, f);
+	field_opt_u64(c, f, setup && s->params_valid, s->sq_thread_cpu);
+	field_opt_u64(c, f, setup && s->params_valid, s->sq_thread_idle);
+	field_opt_u64(c, f, setup && s->params_valid, s->cq_entries);
+	if (reg) {
+		const char *n = uring_register_opcode_name(s->reg_opcode);
+		char num[16];
+
+		snprintf(num, sizeof(num), "%u", s->reg_opcode);
+		field_str(c, f, n ? n : num);
+	} else {
+		field_empty(c, f);
+	}
+	field_opt_u64(c, f, reg, s->nr_args);
+	eol(c, f);
+}
+
+#define LOSS_COLUMNS \
+	"cpu source first_ns last_ns duration_ns first_boot_ns first_wall count detail"
+
+static void c_loss(struct output *o, const struct model_loss *l)
+{
+	struct csv *c = C(o);
+	FILE *f = c->f[CSV_LOSSES];
+
+	field_opt_u64(c, f, l->cpu != LOG_STREAM_GLOBAL, l->cpu);
+	field_str(c, f, loss_source_name(l->source));
+	field_t(c, f, l->first_ts);
+	field_t(c, f, l->last_ts);
+	field_u64(c, f, l->last_ts - l->first_ts);
+	field_u64(c, f, l->first_ts);
+	field_wall(c, f, l->first_ts);
+	if (l->source == LOSS_FRAME_GAP)
+		field_empty(c, f);	/* a gap's size is unknown */
+	else
+		field_u64(c, f, l->count);
+	field_str(c, f, l->detail ? l->detail : "");
+	eol(c, f);
+}
+
+#define COUNTER_COLUMNS "time_ns ring counter value"
+
+static void c_counter(struct output *o, const struct model_counter *k)
+{
+	struct csv *c = C(o);
+	FILE *f = c->f[CSV_COUNTERS];
+
+	field_t(c, f, k->ts);
+	field_u64(c, f, k->ring->number);
+	field_str(c, f, counter_kind_name(k->kind));
+	field_i64(c, f, k->value);
+	eol(c, f);
+}
+
+static void c_ring(struct output *o, const struct model_ring *r)
+{
+	struct csv *c = C(o);
+
+	if (hmap_put(&c->rings, r->number, 0, (void *)r))
+		c->oom = true;
+}
+
+static void c_task(struct output *o, const struct model_task *t)
+{
+	struct csv *c = C(o);
+
+	if (hmap_put(&c->tasks, t->tid, 0, (void *)t))
+		c->oom = true;
+}
+
+/* ------------------------------------------------------------ events.csv */
+
+static bool is_header_field(const char *n)
+{
+	return !strcmp(n, "ts") || !strcmp(n, "tid") || !strcmp(n, "tgid") ||
+	       !strcmp(n, "type") || !strcmp(n, "flags");
+}
+
+/* Columns: the union of all fields of all record types, in type order, so
+ * that a field added to uring_event.h appears without touching this file. */
+static void build_event_columns(struct csv *c)
+{
+	size_t ntypes;
+	const struct ev_type_info *types = ev_types(&ntypes);
+
+	for (size_t i = 0; i < ntypes; i++) {
+		const struct ev_type_info *t = &types[i];
+
+		for (unsigned k = 0; k < t->nfields; k++) {
+			const struct ev_field *fld = &t->fields[k];
+			size_t col;
+
+			if (fld->kind == EVK_PAD || is_header_field(fld->name))
+				continue;
+			for (col = 0; col < c->ncols; col++)
+				if (!strcmp(c->cols[col].name, fld->name))
+					break;
+			if (col == c->ncols) {
+				if (c->ncols == MAX_EVENT_COLUMNS)
+					continue;
+				c->cols[c->ncols].name = fld->name;
+				c->cols[c->ncols].kind = fld->kind;
+				c->ncols++;
+			}
+			if (t->type < EV_TYPE_LIMIT)
+				c->colmap[t->type][col] = fld;
+		}
+	}
+}
+
+static uint64_t read_uint(const unsigned char *p, unsigned size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size > 8 ? 8 : size);	/* little-endian host (x86, arm64) */
+	return v;
+}
+
+static int64_t read_sint(const unsigned char *p, unsigned size)
+{
+	if (size == 4) {
+		int32_t v;
+
+		memcpy(&v, p, 4);
+		return v;
+	}
+	int64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static const char *task_reason_name(unsigned r)
+{
+	switch (r) {
+	case EV_TASK_EXISTING: return "existing";
+	case EV_TASK_FORK: return "fork";
+	case EV_TASK_RENAME: return "rename";
+	case EV_TASK_EXEC: return "exec";
+	}
+	return NULL;
+}
+
+static void event_field(struct csv *c, FILE *f, const struct raw_event *e,
+			const struct ev_field *fld)
+{
+	const unsigned char *p = (const unsigned char *)e->rec + fld->offset;
+	const char *n = fld->name;
+	unsigned type = e->rec->type;
+	char buf[512];
+
+	switch (fld->kind) {
+	case EVK_COMM:
+		field_strn(c, f, (const char *)p, strnlen((const char *)p, fld->size));
+		return;
+	case EVK_ID:
+		field_hex(c, f, read_uint(p, fld->size));
+		return;
+	case EVK_S32:
+	case EVK_S64:
+		field_i64(c, f, read_sint(p, fld->size));
+		return;
+	default:
+		break;
+	}
+	uint64_t v = read_uint(p, fld->size);
+
+	if (!strcmp(n, "opcode")) {
+		if (type == EV_REGISTER_BEGIN || type == EV_REGISTER) {
+			const char *r = uring_register_opcode_name((unsigned)v);
+
+			if (r) {
+				field_str(c, f, r);
+				return;
+			}
+		} else {
+			field_str(c, f, names_opcode(c->meta.names, (unsigned)v, buf));
+			return;
+		}
+	} else if (!strcmp(n, "sqe_flags")) {
+		field_flags(c, f, v, iosqe_flag_names);
+		return;
+	} else if (!strcmp(n, "enter_flags")) {
+		field_flags(c, f, v, enter_flag_names);
+		return;
+	} else if (!strcmp(n, "setup_flags")) {
+		field_flags(c, f, v, setup_flag_names);
+		return;
+	} else if (!strcmp(n, "cflags")) {
+		field_flags(c, f, v, cqe_flag_names);
+		return;
+	} else if (!strcmp(n, "req_flags")) {
+		field_str(c, f, v ? names_req_flags(c->meta.names, v, buf, sizeof(buf)) : "0");
+		return;
+	} else if (!strcmp(n, "reason") && type == EV_TASK && task_reason_name((unsigned)v)) {
+		field_str(c, f, task_reason_name((unsigned)v));
+		return;
+	} else if (!strcmp(n, "task_flags")) {
+		sep(c, f);
+		fprintf(f, "0x%08" PRIx64, v);
+		return;
+	} else if (strlen(n) > 3 && !strcmp(n + strlen(n) - 3, "_ts")) {
+		/* Times inside records (lost.last_ts) are relative like time_ns. */
+		field_t(c, f, v);
+		return;
+	}
+	field_u64(c, f, v);
+}
+
+static const struct flag_name evf_names[] = {
+	{ EVF_SQ_THREAD, "SQ_THREAD" }, { EVF_SQE_VALID, "SQE_VALID" },
+	{ EVF_FORCE_NONBLOCK, "FORCE_NONBLOCK" }, { EVF_RING_VALID, "RING_VALID" },
+	{ EVF_RING_STATE_VALID, "RING_STATE_VALID" }, { EVF_HASHED, "HASHED" },
+	{ EVF_LOOPS_VALID, "LOOPS_VALID" }, { EVF_CQE_DROPPED, "CQE_DROPPED" },
+	{ EVF_LOSS_USER, "LOSS_USER" }, { EVF_LOSS_AT_STOP, "LOSS_AT_STOP" },
+	{ EVF_PARAMS_VALID, "PARAMS_VALID" }, { EVF_REGISTERED_RING, "REGISTERED_RING" },
+	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { 0, NULL },
+};
+
+static void c_raw(struct output *o, const struct raw_event *e)
+{
+	struct csv *c = C(o);
+	FILE *f = c->f[CSV_EVENTS];
+	const struct ev_header *h = e->rec;
+	int64_t res = 0;
+	bool has_res = false;
+
+	field_t(c, f, h->ts);
+	field_u64(c, f, h->ts);
+	field_wall(c, f, h->ts);
+	field_opt_u64(c, f, e->cpu != LOG_STREAM_GLOBAL, e->cpu);
+	field_str(c, f, e->type->name);
+	field_u64(c, f, h->tgid);
+	field_u64(c, f, h->tid);
+	if (e->task->name_known)
+		field_str(c, f, e->task->comm);
+	else
+		field_empty(c, f);
+	field_opt_u64(c, f, e->ring, e->ring ? e->ring->number : 0);
+	field_flags(c, f, h->flags, evf_names);
+	for (size_t col = 0; col < c->ncols; col++) {
+		const struct ev_field *fld = h->type < EV_TYPE_LIMIT ? c->colmap[h->type][col] : NULL;
+
+		if (!fld) {
+			field_empty(c, f);
+			continue;
+		}
+		event_field(c, f, e, fld);
+		if (!strcmp(fld->name, "res") || !strcmp(fld->name, "error") ||
+		    !strcmp(fld->name, "ret")) {
+			res = read_sint((const unsigned char *)h + fld->offset, fld->size);
+			has_res = true;
+		}
+	}
+	if (has_res)
+		field_errno(c, f, res);
+	else
+		field_empty(c, f);
+	eol(c, f);
+}
+
+/* --------------------------------------------------------- begin / end */
+
+static int open_dir(struct csv *c, char *err, size_t errlen)
+{
+	const char *dir = c->cfg.path;
+	struct stat st;
+
+	if (!dir || !strcmp(dir, "-")) {
+		snprintf(err, errlen, "--format=csv writes several files: give a directory with -o DIR");
+		return -1;
+	}
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a directory (--format=csv needs -o DIR)", dir);
+			return -1;
+		}
+	} else if (errno != ENOENT || mkdir(dir, 0755)) {
+		snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < CSV_NFILES; i++) {
+		if (asprintf(&c->path[i], "%s/%s", dir, csv_names[i]) < 0) {
+			c->path[i] = NULL;
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (!c->cfg.force && stat(c->path[i], &st) == 0) {
+			snprintf(err, errlen, "%s: already exists (use --force to overwrite)", c->path[i]);
+			return -1;
+		}
+	}
+	for (int i = 0; i < CSV_NFILES; i++) {
+		bool is_stdout;
+
+		c->f[i] = output_open_file(c->path[i], c->cfg.force, &is_stdout, err, errlen);
+		if (!c->f[i])
+			return -1;
+		setvbuf(c->f[i], NULL, _IOFBF, 1 << 20);
+	}
+	return 0;
+}
+
+static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
+{
+	struct csv *c = C(o);
+	FILE *f;
+
+	c->meta = *meta;
+	c->first = true;
+	if (open_dir(c, err, errlen))
+		return -1;
+	build_event_columns(c);
+	header(c, c->f[CSV_REQUESTS], REQUEST_COLUMNS);
+	header(c, c->f[CSV_SYSCALLS], SYSCALL_COLUMNS);
+	header(c, c->f[CSV_LOSSES], LOSS_COLUMNS);
+	header(c, c->f[CSV_COUNTERS], COUNTER_COLUMNS);
+	header(c, c->f[CSV_LOSS_COUNTERS], "cpu kind event count");
+	header(c, c->f[CSV_TASKS],
+	       "pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings");
+	header(c, c->f[CSV_RINGS],
+	       "ring ring_id generation pid comm tid fd created_in_recording create_ns "
+	       "setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid "
+	       "io_wq_workers io_wq_peak requests");
+	f = c->f[CSV_EVENTS];
+	fputs("time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,flags", f);
+	for (size_t i = 0; i < c->ncols; i++)
+		fprintf(f, ",%s", c->cols[i].name);
+	fputs(",errno\r\n", f);
+	return 0;
+}
+
+static void write_tasks(struct csv *c, const struct output_totals *t)
+{
+	FILE *f = c->f[CSV_TASKS];
+
+	for (size_t i = 0; i < t->ntasks; i++) {
+		const struct model_task *k = t->tasks[i];
+		char rings[MODEL_TASK_MAX_RINGS * 12] = "";
+		size_t off = 0;
+
+		if (!hmap_get(&c->tasks, k->tid, 0))
+			continue;	/* not selected */
+		field_opt_u64(c, f, k->pid, k->pid);
+		field_u64(c, f, k->tid);
+		field_opt_u64(c, f, k->ppid, k->ppid);
+		if (k->name_known)
+			field_str(c, f, k->comm);
+		else
+			field_empty(c, f);
+		field_str(c, f, task_kind_name(k->kind));
+		field_t(c, f, k->first_ts);
+		field_t(c, f, k->last_ts);
+		field_t(c, f, k->exit_ts);
+		field_opt_u64(c, f, k->exit_ts, (uint64_t)(int64_t)k->exit_code);
+		sep(c, f);
+		fprintf(f, "0x%08x", k->task_flags);
+		for (unsigned r = 0; r < k->nrings; r++)
+			off += (size_t)snprintf(rings + off, sizeof(rings) - off, "%s%u",
+						r ? "|" : "", k->rings[r]);
+		field_str(c, f, rings);
+		eol(c, f);
+	}
+}
+
+static void write_rings(struct csv *c, const struct output_totals *t)
+{
+	FILE *f = c->f[CSV_RINGS];
+
+	for (size_t i = 0; i < t->nrings; i++) {
+		const struct model_ring *r = t->rings[i];
+		const struct model_task *owner = NULL;
+
+		if (!hmap_get(&c->rings, r->number, 0))
+			continue;	/* not selected */
+		for (size_t k = 0; r->pid && k < t->ntasks && !owner; k++)
+			if (t->tasks[k]->tid == r->pid)
+				owner = t->tasks[k];
+		field_u64(c, f, r->number);
+		field_hex(c, f, r->ring_id);
+		field_u64(c, f, r->generation);
+		field_opt_u64(c, f, r->pid, r->pid);
+		if (owner && owner->name_known)
+			field_str(c, f, owner->comm);
+		else
+			field_empty(c, f);
+		field_opt_u64(c, f, r->tid, r->tid);
+		if (r->fd >= 0)
+			field_i64(c, f, r->fd);
+		else
+			field_empty(c, f);
+		field_bool(c, f, r->created_seen);
+		field_t(c, f, r->create_ts);
+		if (r->created_seen)
+			field_flags(c, f, r->setup_flags, setup_flag_names);
+		else
+			field_empty(c, f);
+		field_opt_u64(c, f, r->created_seen, r->sq_entries);
+		field_opt_u64(c, f, r->created_seen, r->cq_entries);
+		field_t(c, f, r->first_ts);
+		field_t(c, f, r->last_ts);
+		field_opt_u64(c, f, r->sqpoll_tid, r->sqpoll_tid);
+		field_u64(c, f, r->iowq_workers);
+		field_u64(c, f, r->iowq_peak);
+		field_u64(c, f, r->requests);
+		eol(c, f);
+	}
+}
+
+static void write_loss_counters(struct csv *c, const struct output_totals *t)
+{
+	FILE *f = c->f[CSV_LOSS_COUNTERS];
+
+	for (size_t i = 0; i < t->nloss_counters; i++) {
+		const struct loss_counter *k = &t->loss_counters[i];
+
+		field_opt_u64(c, f, k->cpu != LOG_STREAM_GLOBAL, k->cpu);
+		field_str(c, f, loss_kind_name(k->kind));
+		field_str(c, f, k->event_type ? ev_type_name(k->event_type) : "total");
+		field_u64(c, f, k->count);
+		eol(c, f);
+	}
+}
+
+static int c_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+{
+	struct csv *c = C(o);
+
+	write_tasks(c, t);
+	write_rings(c, t);
+	write_loss_counters(c, t);
+	if (c->oom) {
+		snprintf(err, errlen, "out of memory while writing CSV");
+		return -1;
+	}
+	for (int i = 0; i < CSV_NFILES; i++) {
+		FILE *f = c->f[i];
+
+		c->f[i] = NULL;
+		if (ferror(f) | fclose(f)) {
+			snprintf(err, errlen, "%s: write error: %s", c->path[i], strerror(errno));
+			for (int k = i + 1; k < CSV_NFILES; k++) {
+				fclose(c->f[k]);
+				c->f[k] = NULL;
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void c_destroy(struct output *o)
+{
+	struct csv *c = C(o);
+
+	for (int i = 0; i < CSV_NFILES; i++) {
+		if (c->f[i])
+			fclose(c->f[i]);
+		free(c->path[i]);
+	}
+	hmap_free(&c->tasks);
+	hmap_free(&c->rings);
+	free(c);
+}
+
+static const struct output_ops csv_ops = {
+	.name = "csv",
+	.begin = c_begin,
+	.task = c_task,
+	.ring = c_ring,
+	.request = c_request,
+	.syscall = c_syscall,
+	.raw_event = c_raw,
+	.loss = c_loss,
+	.counter = c_counter,
+	.end = c_end,
+	.destroy = c_destroy,
+};
+
+struct output *output_csv_new(const struct output_config *cfg, char *err, size_t errlen)
+{
+	struct csv *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->base.ops = &csv_ops;
+	c->cfg = *cfg;
+	hmap_init(&c->tasks);
+	hmap_init(&c->rings);
+	return &c->base;
+}

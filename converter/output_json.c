@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --format=json: the summary for scripts.  The schema ("schema":
+ * "ringside-summary/1") is documented in uring-convert(1), section JSON
+ * OUTPUT; members are only ever added.  All times are integer nanoseconds;
+ * *_ns members holding a point in time are relative to the recording
+ * start, *_boot_ns are CLOCK_BOOTTIME.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+#include "uring_names.h"
+
+#define JSON_SCHEMA "ringside-summary/1"
+
+struct jsonout {
+	struct output base;
+	struct output_config cfg;
+	FILE *f;
+	bool is_stdout;
+	struct output_meta meta;
+	struct report rep;
+};
+
+#define J(o) ((struct jsonout *)(void *)(o))
+
+static int j_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
+{
+	struct jsonout *j = J(o);
+
+	j->f = output_open_file(j->cfg.path, j->cfg.force, &j->is_stdout, err, errlen);
+	if (!j->f)
+		return -1;
+	j->meta = *meta;
+	report_init(&j->rep, &j->meta);
+	return 0;
+}
+
+static void j_task(struct output *o, const struct model_task *t) { report_task(&J(o)->rep, t); }
+static void j_request(struct output *o, const struct model_request *r) { report_request(&J(o)->rep, r); }
+static void j_syscall(struct output *o, const struct model_syscall *c) { report_syscall(&J(o)->rep, c); }
+static void j_cqe(struct output *o, const struct model_cqe *c) { report_cqe(&J(o)->rep, c); }
+static void j_loss(struct output *o, const struct model_loss *l) { report_loss(&J(o)->rep, l); }
+static void j_marker(struct output *o, const struct model_marker *m) { report_marker(&J(o)->rep, m); }
+
+/* comm bytes are arbitrary: keep printable ASCII, escape the rest as \u00XX
+ * by passing them through as Latin-1 code points (json_strn escapes
+ * control characters; bytes >= 0x80 are replaced to stay valid UTF-8). */
+static void comm_str(struct json_out *o, const char *s)
+{
+	char buf[EV_COMM_LEN * 3 + 1];
+	size_t n = 0;
+
+	for (size_t i = 0; s[i] && i < EV_COMM_LEN; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x80) {
+			buf[n++] = (char)c;
+		} else {	/* U+FFFD */
+			buf[n++] = (char)0xef;
+			buf[n++] = (char)0xbf;
+			buf[n++] = (char)0xbd;
+		}
+	}
+	json_strn(o, buf, n);
+}
+
+static void latency(struct json_out *o, const char *key, const struct hist *h)
+{
+	json_key(o, key);
+	json_obj_begin(o);
+	json_kv_u64(o, "count", h->count);
+	json_kv_u64(o, "min", h->count ? h->min : 0);
+	json_kv_u64(o, "mean", (uint64_t)hist_mean(h));
+	json_kv_u64(o, "p50", hist_percentile(h, 50));
+	json_kv_u64(o, "p90", hist_percentile(h, 90));
+	json_kv_u64(o, "p99", hist_percentile(h, 99));
+	json_kv_u64(o, "p99_9", hist_percentile(h, 99.9));
+	json_kv_u64(o, "max", h->max);
+	json_obj_end(o);
+}
+
+static void recording(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+{
+	const struct output_meta *m = &j->meta;
+	char iso[TIMEBASE_ISO_LEN];
+
+	json_key(o, "recording");
+	json_obj_begin(o);
+	json_kv_str(o, "log", m->log_path);
+	json_kv_str(o, "recording_id", m->info->recording_id_str);
+	json_key(o, "format_version");
+	json_obj_begin(o);
+	json_kv_u64(o, "major", m->info->major);
+	json_kv_u64(o, "minor", m->info->minor);
+	json_obj_end(o);
+	json_key(o, "host");
+	json_obj_begin(o);
+	json_kv_str(o, "hostname", m->hostname);
+	json_kv_str(o, "kernel", m->kernel_release);
+	json_kv_str(o, "machine", m->machine);
+	json_kv_u64(o, "cpus", m->ncpus);
+	json_obj_end(o);
+	json_kv_u64(o, "start_boot_ns", m->start_ns);
+	json_kv_u64(o, "end_boot_ns", m->end_ns);
+	json_kv_u64(o, "duration_ns", m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0);
+	json_key(o, "start_wall");
+	if (*timebase_iso(m->tb, m->start_ns, iso))
+		json_str(o, iso);
+	else
+		json_null(o);
+	json_kv_bool(o, "stopped_cleanly", t->stop == LOG_STOP_END);
+	json_kv_str(o, "stop_reason", t->stop == LOG_STOP_END ? t->end_reason : log_stop_name(t->stop));
+	json_kv_str(o, "stop_message", t->stop_message);
+	json_kv_str(o, "io_wq_tracking", m->io_wq_tracking);
+	json_kv_str(o, "selection", m->selection);
+	json_kv_str(o, "converter_version", m->converter_version);
+	json_obj_end(o);
+}
+
+static void losses(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+{
+	const struct report *r = &j->rep;
+	uint64_t lost = report_lost_events(r, t);
+
+	json_key(o, "losses");
+	json_obj_begin(o);
+	json_kv_u64(o, "events_lost", lost);
+	json_kv_u64(o, "events_recorded", t->records);
+	json_kv_double(o, "percent_lost", t->records + lost ?
+		       100.0 * (double)lost / (double)(t->records + lost) : 0.0);
+	json_kv_u64(o, "windows", r->loss_windows);
+	json_kv_u64(o, "damaged_frames", t->damaged_frames);
+	json_kv_u64(o, "frame_gaps", t->frame_gaps);
+	json_key(o, "counters");
+	json_arr_begin(o);
+	for (size_t i = 0; i < t->nloss_counters; i++) {
+		const struct loss_counter *c = &t->loss_counters[i];
+
+		json_obj_begin(o);
+		json_key(o, "cpu");
+		if (c->cpu == LOG_STREAM_GLOBAL)
+			json_null(o);
+		else
+			json_u64(o, c->cpu);
+		json_kv_str(o, "kind", loss_kind_name(c->kind));
+		json_key(o, "event");
+		if (c->event_type)
+			json_str(o, ev_type_name(c->event_type));
+		else
+			json_null(o);
+		json_kv_u64(o, "count", c->count);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+	json_key(o, "per_cpu");
+	json_arr_begin(o);
+	for (size_t i = 0; i < r->nlosses; i++) {
+		const struct cpu_loss *c = &r->losses[i];
+
+		json_obj_begin(o);
+		json_key(o, "cpu");
+		if (c->cpu == LOG_STREAM_GLOBAL)
+			json_null(o);
+		else
+			json_u64(o, c->cpu);
+		json_kv_u64(o, "windows", c->windows);
+		json_kv_u64(o, "events", c->events);
+		json_kv_i64(o, "first_ns", timebase_rel(j->meta.tb, c->first_ts));
+		json_kv_i64(o, "last_ns", timebase_rel(j->meta.tb, c->last_ts));
+		json_key(o, "by_source");
+		json_obj_begin(o);
+		for (unsigned s = 0; s < LOSS_SOURCE_COUNT; s++)
+			json_kv_u64(o, loss_source_name(s), c->by_source[s]);
+		json_obj_end(o);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+	json_obj_end(o);
+}
+
+static void requests(struct jsonout *j, struct json_out *o)
+{
+	const struct report *r = &j->rep;
+
+	json_key(o, "requests");
+	json_obj_begin(o);
+	json_kv_u64(o, "total", r->requests);
+	for (unsigned s = 0; s < REQ_STATUS_COUNT; s++)
+		json_kv_u64(o, status_name(s), r->by_status[s]);
+	json_key(o, "incomplete_reasons");
+	json_obj_begin(o);
+	for (unsigned s = 1; s < 4; s++)
+		json_kv_u64(o, incomplete_reason_name(s), r->by_reason[s]);
+	json_obj_end(o);
+	json_obj_end(o);
+
+	json_key(o, "opcodes");
+	json_arr_begin(o);
+	for (unsigned op = 0; op < 256; op++) {
+		const struct op_stats *s = &r->ops[op];
+		char name[NAMES_MAX_LEN];
+
+		if (!s->count)
+			continue;
+		json_obj_begin(o);
+		json_kv_str(o, "opcode", names_opcode(j->meta.names, op, name));
+		json_kv_u64(o, "opcode_number", op);
+		json_kv_u64(o, "count", s->count);
+		for (unsigned st = 0; st < REQ_STATUS_COUNT; st++)
+			json_kv_u64(o, status_name(st), s->by_status[st]);
+		json_kv_u64(o, "errors", s->errors);
+		latency(o, "latency_ns", &s->latency);
+		json_key(o, "paths");
+		json_obj_begin(o);
+		for (unsigned p = 0; p < PATH_COUNT; p++)
+			json_kv_u64(o, path_name(p), s->paths[p]);
+		json_obj_end(o);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+}
+
+static void procs_rings(struct jsonout *j, struct json_out *o)
+{
+	const struct report *r = &j->rep;
+	struct proc_stats **ps;
+	size_t n;
+
+	json_key(o, "processes");
+	json_arr_begin(o);
+	ps = report_procs(r, &n);
+	for (size_t i = 0; ps && i < n; i++) {
+		const struct proc_stats *p = ps[i];
+
+		json_obj_begin(o);
+		json_kv_u64(o, "pid", p->pid);
+		json_key(o, "comm");
+		comm_str(o, report_comm(r, p->pid));
+		json_kv_u64(o, "requests", p->requests);
+		json_kv_u64(o, "enters", p->enters);
+		json_kv_u64(o, "submitted", p->submitted);
+		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
+		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
+		json_kv_u64(o, "enter_ns", p->enter_ns);
+		json_kv_u64(o, "submitting_ns", p->submit_ns);
+		json_kv_u64(o, "waiting_ns", p->wait_ns);
+		json_obj_end(o);
+	}
+	free(ps);
+	json_arr_end(o);
+
+	json_key(o, "rings");
+	json_arr_begin(o);
+	for (size_t i = 0; i < r->nrings; i++) {
+		const struct ring_stats *rs = r->rings[i];
+		char id[24], fl[256];
+
+		if (!rs)
+			continue;
+		json_obj_begin(o);
+		json_kv_u64(o, "ring", rs->ring->number);
+		snprintf(id, sizeof(id), "0x%016" PRIx64, rs->ring->ring_id);
+		json_kv_str(o, "ring_id", id);
+		json_kv_u64(o, "generation", rs->ring->generation);
+		json_kv_u64(o, "pid", rs->ring->pid);
+		json_kv_i64(o, "fd", rs->ring->fd);
+		json_kv_bool(o, "created_in_recording", rs->ring->created_seen);
+		json_key(o, "setup_flags");
+		if (rs->ring->created_seen)
+			json_str(o, format_flags(fl, sizeof(fl), rs->ring->setup_flags, setup_flag_names));
+		else
+			json_null(o);
+		json_kv_u64(o, "sq_entries", rs->ring->sq_entries);
+		json_kv_u64(o, "cq_entries", rs->ring->cq_entries);
+		json_kv_u64(o, "sqpoll_tid", rs->ring->sqpoll_tid);
+		json_kv_u64(o, "requests", rs->requests);
+		json_kv_u64(o, "complete", rs->complete);
+		latency(o, "latency_ns", &rs->latency);
+		json_kv_u64(o, "enters", rs->enters);
+		json_kv_u64(o, "submitted", rs->submitted);
+		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
+		json_kv_u64(o, "enter_ns", rs->enter_ns);
+		json_kv_u64(o, "submitting_ns", rs->submit_ns);
+		json_kv_u64(o, "waiting_ns", rs->wait_ns);
+		json_key(o, "batching");
+		json_obj_begin(o);
+		{
+			static const char *const b[REPORT_BATCH_BUCKETS] = {
+				"0", "1", "2-3", "4-7", "8-15", "16-31", "32-63", "64+",
+			};
+
+			for (unsigned k = 0; k < REPORT_BATCH_BUCKETS; k++)
+				json_kv_u64(o, b[k], rs->batch[k]);
+		}
+		json_obj_end(o);
+		json_key(o, "io_wq");
+		json_obj_begin(o);
+		json_kv_u64(o, "requests", rs->iowq_requests);
+		json_kv_u64(o, "workers", rs->ring->iowq_workers);
+		json_kv_u64(o, "peak_queued", rs->ring->iowq_peak);
+		json_kv_u64(o, "busy_ns", rs->iowq_busy_ns);
+		json_kv_bool(o, "busy_approximate", rs->iowq_busy_approx);
+		json_obj_end(o);
+		json_kv_u64(o, "cq_overflows", rs->overflows);
+		json_kv_u64(o, "cqes_dropped", rs->dropped);
+		json_kv_u64(o, "aux_cqes", rs->aux_cqes);
+		json_kv_u64(o, "multishot_cqes", rs->multishot_cqes);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+}
+
+static void errors_anomalies(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+{
+	const struct report *r = &j->rep;
+	struct err_stats **es;
+	size_t n;
+
+	json_key(o, "errors");
+	json_arr_begin(o);
+	es = report_errors(r, &n);
+	for (size_t i = 0; es && i < n; i++) {
+		char op[NAMES_MAX_LEN], e[NAMES_MAX_LEN];
+
+		json_obj_begin(o);
+		json_kv_str(o, "opcode", names_opcode(j->meta.names, es[i]->opcode, op));
+		json_kv_str(o, "errno", names_errno(es[i]->err, e));
+		json_kv_i64(o, "errno_number", es[i]->err);
+		json_kv_u64(o, "count", es[i]->count);
+		json_obj_end(o);
+	}
+	free(es);
+	json_arr_end(o);
+
+	json_key(o, "syscalls");
+	json_obj_begin(o);
+	for (unsigned k = 0; k < SYS_KIND_COUNT; k++)
+		json_kv_u64(o, syscall_kind_name(k), r->syscalls[k]);
+	json_kv_u64(o, "unpaired", r->unpaired_markers);
+	json_obj_end(o);
+
+	json_key(o, "anomalies");
+	json_obj_begin(o);
+	json_kv_u64(o, "cq_overflows", r->overflows);
+	json_kv_u64(o, "cqes_dropped", r->dropped);
+	json_kv_u64(o, "short_writes", r->short_writes);
+	json_kv_u64(o, "failed_links", r->failed_links);
+	json_kv_u64(o, "cancelled_link_members", r->cancelled_links);
+	json_kv_u64(o, "failed_at_submission", r->failed_requests);
+	json_kv_u64(o, "aux_cqes", r->aux_cqes);
+	json_kv_u64(o, "multishot_cqes", r->multishot_cqes);
+	json_kv_u64(o, "unknown_records", t->unknown_records);
+	json_obj_end(o);
+
+	json_key(o, "warnings");
+	json_arr_begin(o);
+	for (size_t i = 0; i < t->nwarnings; i++)
+		json_str(o, t->warnings[i]);
+	json_arr_end(o);
+}
+
+static int j_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+{
+	struct jsonout *j = J(o);
+	struct json_out out;
+	char *text;
+	size_t len;
+
+	json_out_init(&out, true);
+	json_obj_begin(&out);
+	json_kv_str(&out, "schema", JSON_SCHEMA);
+	recording(j, &out, t);
+	losses(j, &out, t);
+	requests(j, &out);
+	procs_rings(j, &out);
+	errors_anomalies(j, &out, t);
+	json_obj_end(&out);
+	text = json_out_steal(&out, &len);
+	if (!text || j->rep.oom) {
+		free(text);
+		snprintf(err, errlen, "out of memory while writing JSON");
+		return -1;
+	}
+	fwrite(text, 1, len, j->f);
+	fputc('\n', j->f);
+	free(text);
+	if (fflush(j->f) || ferror(j->f)) {
+		snprintf(err, errlen, "%s: write error", j->cfg.path ? j->cfg.path : "stdout");
+		return -1;
+	}
+	return 0;
+}
+
+static void j_destroy(struct output *o)
+{
+	struct jsonout *j = J(o);
+
+	if (j->f && !j->is_stdout)
+		fclose(j->f);
+	report_free(&j->rep);
+	free(j);
+}
+
+static const struct output_ops json_ops = {
+	.name = "json",
+	.begin = j_begin,
+	.task = j_task,
+	.request = j_request,
+	.syscall = j_syscall,
+	.cqe = j_cqe,
+	.loss = j_loss,
+	.marker = j_marker,
+	.end = j_end,
+	.destroy = j_destroy,
+};
+
+struct output *output_json_new(const struct output_config *cfg, char *err, size_t errlen)
+{
+	struct jsonout *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	j->base.ops = &json_ops;
+	j->cfg = *cfg;
+	return &j->base;
+}

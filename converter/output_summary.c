@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --format=summary: tables for a person, in the spirit of btt.  A header
+ * (host, kernel, time span, how the recording stopped), a loss banner that
+ * cannot be missed, then per opcode, per process and ring, batching, io-wq,
+ * errors, anomalies and losses per CPU.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+#include "report.h"
+#include "uring_names.h"
+
+struct summary {
+	struct output base;
+	struct output_config cfg;
+	FILE *f;
+	bool is_stdout;
+	struct output_meta meta;
+	struct report rep;
+};
+
+#define S(o) ((struct summary *)(void *)(o))
+
+/* "812ns", "12.3us", "4.56ms", "1.23s", "2m03s" */
+static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { uint64_t div; const char *unit; } u[] = {
+		{ 1000000000ull, "s" }, { 1000000ull, "ms" }, { 1000ull, "us" },
+	};
+
+	if (ns >= 600000000000ull) {
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", (uint64_t)(ns / 60000000000ull),
+			 (uint64_t)(ns / 1000000000ull % 60));
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (ns >= u[i].div) {
+			double v = (double)ns / (double)u[i].div;
+
+			snprintf(buf, len, v >= 100 ? "%.0f%s" : v >= 10 ? "%.1f%s" : "%.2f%s",
+				 v, u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64 "ns", ns);
+	return buf;
+}
+
+/* comm for a terminal: non-printable bytes as '?'. */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	if (!i)
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static int s_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
+{
+	struct summary *s = S(o);
+
+	s->f = output_open_file(s->cfg.path, s->cfg.force, &s->is_stdout, err, errlen);
+	if (!s->f)
+		return -1;
+	s->meta = *meta;
+	report_init(&s->rep, &s->meta);
+	return 0;
+}
+
+static void s_task(struct output *o, const struct model_task *t) { report_task(&S(o)->rep, t); }
+static void s_request(struct output *o, const struct model_request *r) { report_request(&S(o)->rep, r); }
+static void s_syscall(struct output *o, const struct model_syscall *c) { report_syscall(&S(o)->rep, c); }
+static void s_cqe(struct output *o, const struct model_cqe *c) { report_cqe(&S(o)->rep, c); }
+static void s_loss(struct output *o, const struct model_loss *l) { report_loss(&S(o)->rep, l); }
+static void s_marker(struct output *o, const struct model_marker *m) { report_marker(&S(o)->rep, m); }
+
+static void print_header(struct summary *s, const struct output_totals *t)
+{
+	const struct output_meta *m = &s->meta;
+	FILE *f = s->f;
+	char a[TIMEBASE_ISO_LEN], d[32];
+
+	fprintf(f, "ringside uring-convert summary of %s\n", m->log_path);
+	fprintf(f, "  recording  %s (log format %u.%u)\n", m->info->recording_id_str,
+		m->info->major, m->info->minor);
+	fprintf(f, "  host       %s, Linux %s %s, %u CPUs\n", *m->hostname ? m->hostname : "?",
+		*m->kernel_release ? m->kernel_release : "?", m->machine, m->ncpus);
+	timebase_iso(m->tb, m->start_ns, a);
+	fprintf(f, "  time       %s, %s (%" PRIu64 " ns)\n", *a ? a : "wall clock unknown",
+		fmt_dur(m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0, d, sizeof(d)),
+		m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0);
+	if (t->stop == LOG_STOP_END)
+		fprintf(f, "  stopped    %s\n", *t->end_reason ? t->end_reason : "cleanly");
+	else
+		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
+	fprintf(f, "  io-wq      worker placement: %s\n",
+		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
+	if (*m->selection)
+		fprintf(f, "  selection  %s\n", m->selection);
+}
+
+static void print_banner(struct summary *s, const struct output_totals *t)
+{
+	const struct report *r = &s->rep;
+	uint64_t lost = report_lost_events(r, t);
+	FILE *f = s->f;
+
+	fputc('\n', f);
+	if (!lost && !r->loss_windows && !t->damaged_frames && !t->frame_gaps) {
+		fprintf(f, "No events lost.\n");
+		return;
+	}
+	fprintf(f, "!!! %" PRIu64 " events lost (%.2f%% of %" PRIu64 ") on CPU%s", lost,
+		pct(lost, t->records + lost), t->records + lost,
+		r->nlosses == 1 ? "" : "s");
+	for (size_t i = 0; i < r->nlosses; i++) {
+		if (r->losses[i].cpu == LOG_STREAM_GLOBAL)
+			fprintf(f, "%s(none)", i ? ", " : " ");
+		else
+			fprintf(f, "%s%u", i ? ", " : " ", r->losses[i].cpu);
+	}
+	if (!r->nlosses)
+		fprintf(f, " (not placed in time)");
+	fprintf(f, " !!!\n");
+	if (t->damaged_frames || t->frame_gaps)
+		fprintf(f, "!!! %" PRIu64 " damaged frames, %" PRIu64 " frame sequence gaps !!!\n",
+			t->damaged_frames, t->frame_gaps);
+	fprintf(f, "!!! %" PRIu64 " requests touched by a loss window are marked incomplete and left out of the latency tables !!!\n",
+		r->by_reason[INCOMPLETE_LOSS]);
+}
+
+static void print_opcodes(struct summary *s)
+{
+	const struct report *r = &s->rep;
+	FILE *f = s->f;
+	char b[7][24];
+
+	fprintf(f, "\nRequests: %" PRIu64 " (complete %" PRIu64 ", in flight at start %" PRIu64
+		", in flight at end %" PRIu64 ", incomplete %" PRIu64 ")\n", r->requests,
+		r->by_status[REQ_COMPLETE], r->by_status[REQ_IN_FLIGHT_AT_START],
+		r->by_status[REQ_IN_FLIGHT_AT_END], r->by_status[REQ_INCOMPLETE]);
+	if (!r->requests)
+		return;
+	fprintf(f, "\nPer opcode (latency: submission to completion, complete requests)\n");
+	fprintf(f, "%-16s %9s %7s %8s %8s %8s %8s %8s %8s  %s\n", "opcode", "count", "errors",
+		"mean", "p50", "p90", "p99", "p99.9", "max", "paths");
+	for (unsigned op = 0; op < 256; op++) {
+		const struct op_stats *o = &r->ops[op];
+		const struct hist *h = &o->latency;
+		char name[NAMES_MAX_LEN];
+		uint64_t done = o->by_status[REQ_COMPLETE];
+
+		if (!o->count)
+			continue;
+		fprintf(f, "%-16s %9" PRIu64 " %7" PRIu64 " %8s %8s %8s %8s %8s %8s ",
+			names_opcode(s->meta.names, op, name), o->count, o->errors,
+			h->count ? fmt_dur((uint64_t)hist_mean(h), b[0], 24) : "-",
+			h->count ? fmt_dur(hist_percentile(h, 50), b[1], 24) : "-",
+			h->count ? fmt_dur(hist_percentile(h, 90), b[2], 24) : "-",
+			h->count ? fmt_dur(hist_percentile(h, 99), b[3], 24) : "-",
+			h->count ? fmt_dur(hist_percentile(h, 99.9), b[4], 24) : "-",
+			h->count ? fmt_dur(h->max, b[5], 24) : "-");
+		for (unsigned p = 1, first = 1; p < PATH_COUNT; p++) {
+			if (!o->paths[p])
+				continue;
+			fprintf(f, "%s%s %.1f%%", first ? " " : ", ", path_name(p),
+				pct(o->paths[p], done));
+			first = 0;
+		}
+		if (o->paths[PATH_UNKNOWN])
+			fprintf(f, ", unknown %.1f%%", pct(o->paths[PATH_UNKNOWN], done));
+		if (done != o->count)
+			fprintf(f, " (%" PRIu64 " not complete)", o->count - done);
+		fputc('\n', f);
+	}
+}
+
+static void print_procs(struct summary *s)
+{
+	const struct report *r = &s->rep;
+	struct proc_stats **ps;
+	FILE *f = s->f;
+	char b[4][24], c[EV_COMM_LEN + 4], fl[256];
+	size_t n;
+
+	ps = report_procs(r, &n);
+	if (!ps)
+		return;
+	if (n) {
+		fprintf(f, "\nPer process\n");
+		fprintf(f, "%8s %-16s %9s %9s %9s %9s %10s %10s %10s\n", "pid", "comm", "requests",
+			"enters", "submitted", "req/enter", "in enter", "submitting", "waiting");
+		for (size_t i = 0; i < n; i++) {
+			const struct proc_stats *p = ps[i];
+
+			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s\n",
+				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)), p->requests,
+				p->enters, p->submitted,
+				p->enters ? (double)p->submitted / (double)p->enters : 0.0,
+				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
+				fmt_dur(p->wait_ns, b[2], 24));
+		}
+	}
+	free(ps);
+	if (!r->nrings)
+		return;
+	fprintf(f, "\nPer ring\n");
+	fprintf(f, "%4s %8s %4s %9s %9s %9s %10s %10s %10s  %s\n", "ring", "pid", "fd", "requests",
+		"enters", "req/enter", "in enter", "submitting", "waiting", "setup");
+	for (size_t i = 0; i < r->nrings; i++) {
+		const struct ring_stats *rs = r->rings[i];
+		char fd[16];
+
+		if (!rs)
+			continue;
+		snprintf(fd, sizeof(fd), "%d", rs->ring->fd);
+		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s  %s\n",
+			rs->ring->number, rs->ring->pid, rs->ring->fd >= 0 ? fd : "?",
+			rs->requests, rs->enters,
+			rs->enters ? (double)rs->submitted / (double)rs->enters : 0.0,
+			fmt_dur(rs->enter_ns, b[0], 24), fmt_dur(rs->submit_ns, b[1], 24),
+			fmt_dur(rs->wait_ns, b[2], 24),
+			rs->ring->created_seen ?
+			(rs->ring->setup_flags ? format_flags(fl, sizeof(fl), rs->ring->setup_flags,
+							      setup_flag_names) : "default") :
+			"(opened before recording)");
+	}
+	fprintf(f, "\nBatching: io_uring_enter calls by requests submitted\n");
+	fprintf(f, "%4s %8s %8s %8s %8s %8s %8s %8s %8s\n", "ring", "0", "1", "2-3", "4-7",
+		"8-15", "16-31", "32-63", "64+");
+	for (size_t i = 0; i < r->nrings; i++) {
+		const struct ring_stats *rs = r->rings[i];
+
+		if (!rs || !rs->enters)
+			continue;
+		fprintf(f, "%4u", rs->ring->number);
+		for (unsigned bkt = 0; bkt < REPORT_BATCH_BUCKETS; bkt++)
+			fprintf(f, " %8" PRIu64, rs->batch[bkt]);
+		fputc('\n', f);
+	}
+}
+
+static void print_iowq(struct summary *s)
+{
+	const struct report *r = &s->rep;
+	FILE *f = s->f;
+	bool any = false;
+	char b[24];
+
+	for (size_t i = 0; i < r->nrings; i++)
+		if (r->rings[i] && (r->rings[i]->iowq_requests || r->rings[i]->ring->iowq_workers))
+			any = true;
+	if (!any)
+		return;
+	fprintf(f, "\nio-wq\n");
+	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
+	for (size_t i = 0; i < r->nrings; i++) {
+		const struct ring_stats *rs = r->rings[i];
+
+		if (!rs || (!rs->iowq_requests && !rs->ring->iowq_workers))
+			continue;
+		fprintf(f, "%4u %9" PRIu64 " %8u %12u %10s%s\n", rs->ring->number,
+			rs->iowq_requests, rs->ring->iowq_workers, rs->ring->iowq_peak,
+			fmt_dur(rs->iowq_busy_ns, b, sizeof(b)),
+			rs->iowq_busy_approx ? " (approximate)" : "");
+	}
+}
+
+static void print_errors(struct summary *s)
+{
+	const struct report *r = &s->rep;
+	struct err_stats **es;
+	FILE *f = s->f;
+	size_t n;
+
+	es = report_errors(r, &n);
+	if (es && n) {
+		fprintf(f, "\nErrors (complete requests with res < 0)\n");
+		fprintf(f, "%-16s %-16s %9s\n", "opcode", "errno", "count");
+		for (size_t i = 0; i < n; i++) {
+			char op[NAMES_MAX_LEN], e[NAMES_MAX_LEN];
+
+			fprintf(f, "%-16s %-16s %9" PRIu64 "\n",
+				names_opcode(s->meta.names, es[i]->opcode, op),
+				names_errno(es[i]->err, e), es[i]->count);
+		}
+	}
+	free(es);
+	fprintf(f, "\nAnomalies\n");
+	fprintf(f, "  CQ overflows          %" PRIu64 " (CQEs lost to the application: %" PRIu64 ")\n",
+		r->overflows, r->dropped);
+	fprintf(f, "  short writes          %" PRIu64 "\n", r->short_writes);
+	fprintf(f, "  failed links          %" PRIu64 " (members cancelled: %" PRIu64 ")\n",
+		r->failed_links, r->cancelled_links);
+	fprintf(f, "  failed at submission  %" PRIu64 "\n", r->failed_requests);
+	fprintf(f, "  CQEs of no request    %" PRIu64 "\n", r->aux_cqes);
+	fprintf(f, "  multishot CQEs        %" PRIu64 "\n", r->multishot_cqes);
+	fprintf(f, "  unpaired syscalls     %" PRIu64 "\n", r->unpaired_markers);
+}
+
+static void print_losses(struct summary *s, const struct output_totals *t)
+{
+	const struct report *r = &s->rep;
+	FILE *f = s->f;
+	char a[24], b[24];
+
+	if (t->nloss_counters) {
+		bool any = false;
+
+		for (size_t i = 0; i < t->nloss_counters; i++)
+			if (!t->loss_counters[i].event_type && t->loss_counters[i].count)
+				any = true;
+		if (any) {
+			fprintf(f, "\nLost events by CPU (recorder counters)\n");
+			fprintf(f, "%6s %-20s %12s\n", "cpu", "kind", "lost");
+			for (size_t i = 0; i < t->nloss_counters; i++) {
+				const struct loss_counter *c = &t->loss_counters[i];
+				char cpu[16];
+
+				if (c->event_type || !c->count)
+					continue;
+				snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+				fprintf(f, "%6s %-20s %12" PRIu64 "\n",
+					c->cpu == LOG_STREAM_GLOBAL ? "-" : cpu,
+					loss_kind_name(c->kind), c->count);
+			}
+		}
+	}
+	if (!r->nlosses)
+		return;
+	fprintf(f, "\nLoss windows by CPU\n");
+	fprintf(f, "%6s %8s %12s %12s %12s  %s\n", "cpu", "windows", "events", "first", "last",
+		"sources");
+	for (size_t i = 0; i < r->nlosses; i++) {
+		const struct cpu_loss *c = &r->losses[i];
+		char cpu[16];
+
+		snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+		fprintf(f, "%6s %8" PRIu64 " %12" PRIu64 " %12s %12s ",
+			c->cpu == LOG_STREAM_GLOBAL ? "-" : cpu, c->windows, c->events,
+			fmt_dur((uint64_t)timebase_rel(s->meta.tb, c->first_ts), a, sizeof(a)),
+			fmt_dur((uint64_t)timebase_rel(s->meta.tb, c->last_ts), b, sizeof(b)));
+		for (unsigned src = 0, first = 1; src < LOSS_SOURCE_COUNT; src++) {
+			if (!c->by_source[src] && !(src == LOSS_FRAME_GAP && c->events == 0))
+				continue;
+			fprintf(f, "%s%s %" PRIu64, first ? " " : ", ", loss_source_name(src),
+				c->by_source[src]);
+			first = 0;
+		}
+		fputc('\n', f);
+	}
+}
+
+static int s_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+{
+	struct summary *s = S(o);
+	FILE *f = s->f;
+
+	print_header(s, t);
+	print_banner(s, t);
+	print_opcodes(s);
+	print_procs(s);
+	print_iowq(s);
+	print_errors(s);
+	print_losses(s, t);
+	if (t->nwarnings) {
+		fprintf(f, "\nWarnings\n");
+		for (size_t i = 0; i < t->nwarnings; i++)
+			fprintf(f, "  %s\n", t->warnings[i]);
+	}
+	if (s->rep.oom) {
+		snprintf(err, errlen, "out of memory while summarising");
+		return -1;
+	}
+	if (fflush(f) || ferror(f)) {
+		snprintf(err, errlen, "%s: write error", s->cfg.path ? s->cfg.path : "stdout");
+		return -1;
+	}
+	return 0;
+}
+
+static void s_destroy(struct output *o)
+{
+	struct summary *s = S(o);
+
+	if (s->f && !s->is_stdout)
+		fclose(s->f);
+	report_free(&s->rep);
+	free(s);
+}
+
+static const struct output_ops summary_ops = {
+	.name = "summary",
+	.begin = s_begin,
+	.task = s_task,
+	.request = s_request,
+	.syscall = s_syscall,
+	.cqe = s_cqe,
+	.loss = s_loss,
+	.marker = s_marker,
+	.end = s_end,
+	.destroy = s_destroy,
+};
+
+struct output *output_summary_new(const struct output_config *cfg, char *err, size_t errlen)
+{
+	struct summary *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->base.ops = &summary_ops;
+	s->cfg = *cfg;
+	return &s->base;
+}

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void report_init(struct report *r, const struct output_meta *meta)
+{
+	memset(r, 0, sizeof(*r));
+	r->meta = meta;
+	hmap_init(&r->procs);
+	hmap_init(&r->errs);
+	hmap_init(&r->comms);
+}
+
+void report_free(struct report *r)
+{
+	struct hmap_slot *s;
+
+	for (unsigned i = 0; i < 256; i++)
+		hist_free(&r->ops[i].latency);
+	for (size_t i = 0; i < r->nrings; i++) {
+		if (r->rings[i])
+			hist_free(&r->rings[i]->latency);
+		free(r->rings[i]);
+	}
+	free(r->rings);
+	hmap_for_each(&r->procs, s)
+		free(s->val);
+	hmap_for_each(&r->errs, s)
+		free(s->val);
+	hmap_for_each(&r->comms, s)
+		free(s->val);
+	hmap_free(&r->procs);
+	hmap_free(&r->errs);
+	hmap_free(&r->comms);
+	free(r->losses);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct ring_stats *ring_stats(struct report *r, const struct model_ring *ring)
+{
+	size_t i;
+
+	if (!ring || !ring->number)
+		return NULL;
+	i = ring->number - 1;
+	if (i >= r->nrings) {
+		struct ring_stats **p = realloc(r->rings, (i + 1) * sizeof(*p));
+
+		if (!p) {
+			r->oom = true;
+			return NULL;
+		}
+		memset(p + r->nrings, 0, (i + 1 - r->nrings) * sizeof(*p));
+		r->rings = p;
+		r->nrings = i + 1;
+	}
+	if (!r->rings[i]) {
+		r->rings[i] = calloc(1, sizeof(**r->rings));
+		if (!r->rings[i]) {
+			r->oom = true;
+			return NULL;
+		}
+	}
+	r->rings[i]->ring = ring;
+	return r->rings[i];
+}
+
+static struct proc_stats *proc_stats(struct report *r, uint32_t pid)
+{
+	struct proc_stats *p = hmap_get(&r->procs, pid, 0);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p || hmap_put(&r->procs, pid, 0, p)) {
+		free(p);
+		r->oom = true;
+		return NULL;
+	}
+	p->pid = pid;
+	return p;
+}
+
+void report_task(struct report *r, const struct model_task *t)
+{
+	char *c;
+
+	if (t->tid != t->pid || !t->name_known)
+		return;
+	c = hmap_get(&r->comms, t->pid, 0);
+	if (!c) {
+		c = calloc(1, EV_COMM_LEN + 1);
+		if (!c || hmap_put(&r->comms, t->pid, 0, c)) {
+			free(c);
+			r->oom = true;
+			return;
+		}
+	}
+	memcpy(c, t->comm, EV_COMM_LEN + 1);
+}
+
+const char *report_comm(const struct report *r, uint32_t pid)
+{
+	const char *c = hmap_get(&r->comms, pid, 0);
+
+	return c ? c : "";
+}
+
+static unsigned batch_bucket(uint32_t n)
+{
+	unsigned b = 1;
+
+	if (!n)
+		return 0;
+	while (b < REPORT_BATCH_BUCKETS - 1 && n >= (2u << (b - 1)))
+		b++;
+	return b;
+}
+
+void report_request(struct report *r, const struct model_request *q)
+{
+	struct op_stats *op = &r->ops[q->opcode];
+	struct ring_stats *rs = ring_stats(r, q->ring);
+	struct proc_stats *ps;
+	uint32_t pid = q->submit_pid ? q->submit_pid : q->ring->pid;
+
+	r->requests++;
+	r->by_status[q->status]++;
+	if (q->status == REQ_INCOMPLETE && (unsigned)q->incomplete_reason < 4)
+		r->by_reason[q->incomplete_reason]++;
+	if (q->modifiers & REQM_LINK_CANCELLED)
+		r->cancelled_links++;
+	op->count++;
+	op->by_status[q->status]++;
+	if (rs)
+		rs->requests++;
+	if (pid && (ps = proc_stats(r, pid)))
+		ps->requests++;
+	if (q->status != REQ_COMPLETE)
+		return;
+	op->paths[q->path]++;
+	if (rs)
+		rs->complete++;
+	if (q->complete_ts && q->res < 0) {
+		struct err_stats *e;
+		int32_t err = -q->res;
+
+		op->errors++;
+		e = hmap_get(&r->errs, q->opcode, (uint64_t)(uint32_t)err);
+		if (!e) {
+			e = calloc(1, sizeof(*e));
+			if (!e || hmap_put(&r->errs, q->opcode, (uint64_t)(uint32_t)err, e)) {
+				free(e);
+				r->oom = true;
+				return;
+			}
+			e->opcode = q->opcode;
+			e->err = err;
+		}
+		e->count++;
+	}
+	if (q->submit_ts && q->complete_ts && q->complete_ts >= q->submit_ts) {
+		if (hist_add(&op->latency, q->complete_ts - q->submit_ts))
+			r->oom = true;
+		if (rs && hist_add(&rs->latency, q->complete_ts - q->submit_ts))
+			r->oom = true;
+	}
+	if (rs && q->path == PATH_IOWQ) {
+		rs->iowq_requests++;
+		if (q->work_begin_ts && q->work_end_ts >= q->work_begin_ts) {
+			rs->iowq_busy_ns += q->work_end_ts - q->work_begin_ts;
+			if (q->modifiers & REQM_WORKER_APPROX)
+				rs->iowq_busy_approx = true;
+		}
+	}
+}
+
+void report_syscall(struct report *r, const struct model_syscall *s)
+{
+	struct proc_stats *ps = proc_stats(r, s->pid);
+	struct ring_stats *rs = ring_stats(r, s->ring);
+	uint64_t dur = s->end_ts > s->begin_ts ? s->end_ts - s->begin_ts : 0;
+
+	r->syscalls[s->kind]++;
+	if (ps)
+		ps->syscalls[s->kind]++;
+	if (s->kind != SYS_ENTER)
+		return;
+	if (ps) {
+		ps->enters++;
+		ps->submitted += s->submitted;
+		ps->enter_ns += dur;
+		ps->submit_ns += syscall_submit_ns(s);
+		ps->wait_ns += syscall_wait_ns(s);
+	}
+	if (rs) {
+		rs->enters++;
+		rs->submitted += s->submitted;
+		rs->cqes_in_enters += s->completed;
+		rs->enter_ns += dur;
+		rs->submit_ns += syscall_submit_ns(s);
+		rs->wait_ns += syscall_wait_ns(s);
+		rs->batch[batch_bucket(s->submitted)]++;
+	}
+}
+
+void report_cqe(struct report *r, const struct model_cqe *c)
+{
+	struct ring_stats *rs = ring_stats(r, c->ring);
+
+	if (c->request) {
+		r->multishot_cqes++;
+		if (rs)
+			rs->multishot_cqes++;
+	} else {
+		r->aux_cqes++;
+		if (rs)
+			rs->aux_cqes++;
+	}
+}
+
+void report_loss(struct report *r, const struct model_loss *l)
+{
+	size_t lo = 0, hi = r->nlosses;
+	struct cpu_loss *c;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->losses[mid].cpu < l->cpu)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->nlosses || r->losses[lo].cpu != l->cpu) {
+		struct cpu_loss *p = realloc(r->losses, (r->nlosses + 1) * sizeof(*p));
+
+		if (!p) {
+			r->oom = true;
+			return;
+		}
+		r->losses = p;
+		memmove(&p[lo + 1], &p[lo], (r->nlosses - lo) * sizeof(*p));
+		memset(&p[lo], 0, sizeof(*p));
+		p[lo].cpu = l->cpu;
+		r->nlosses++;
+	}
+	c = &r->losses[lo];
+	c->windows++;
+	c->events += l->count;
+	c->by_source[l->source] += l->count;
+	if (!c->first_ts || l->first_ts < c->first_ts)
+		c->first_ts = l->first_ts;
+	if (l->last_ts > c->last_ts)
+		c->last_ts = l->last_ts;
+	r->loss_windows++;
+	r->loss_events += l->count;
+}
+
+void report_marker(struct report *r, const struct model_marker *m)
+{
+	struct ring_stats *rs = ring_stats(r, m->ring);
+
+	switch (m->kind) {
+	case MARK_CQE_DROPPED:	/* a dropped CQE overflowed first */
+	case MARK_CQE_OVERFLOW:
+		r->overflows++;
+		if (rs)
+			rs->overflows++;
+		if (m->kind == MARK_CQE_DROPPED) {
+			r->dropped++;
+			if (rs)
+				rs->dropped++;
+		}
+		break;
+	case MARK_SHORT_WRITE:
+		r->short_writes++;
+		break;
+	case MARK_REQ_FAILED:
+		r->failed_requests++;
+		break;
+	case MARK_LINK_FAILED:
+		r->failed_links++;
+		break;
+	case MARK_UNPAIRED_SYSCALL:
+		r->unpaired_markers++;
+		break;
+	default:
+		break;
+	}
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc_stats *x = *(struct proc_stats *const *)a;
+	const struct proc_stats *y = *(struct proc_stats *const *)b;
+
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+struct proc_stats **report_procs(const struct report *r, size_t *n)
+{
+	struct proc_stats **v = calloc(r->procs.len ? r->procs.len : 1, sizeof(*v));
+	struct hmap_slot *s;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	hmap_for_each(&r->procs, s)
+		v[(*n)++] = s->val;
+	qsort(v, *n, sizeof(*v), cmp_proc);
+	return v;
+}
+
+static int cmp_err(const void *a, const void *b)
+{
+	const struct err_stats *x = *(struct err_stats *const *)a;
+	const struct err_stats *y = *(struct err_stats *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->opcode != y->opcode)
+		return x->opcode < y->opcode ? -1 : 1;
+	return x->err < y->err ? -1 : x->err > y->err;
+}
+
+struct err_stats **report_errors(const struct report *r, size_t *n)
+{
+	struct err_stats **v = calloc(r->errs.len ? r->errs.len : 1, sizeof(*v));
+	struct hmap_slot *s;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	hmap_for_each(&r->errs, s)
+		v[(*n)++] = s->val;
+	qsort(v, *n, sizeof(*v), cmp_err);
+	return v;
+}
+
+uint64_t report_lost_events(const struct report *r, const struct output_totals *t)
+{
+	uint64_t damaged = 0;
+
+	for (size_t i = 0; i < r->nlosses; i++)
+		damaged += r->losses[i].by_source[LOSS_DAMAGED_FRAME];
+	if (t->nloss_counters)
+		return t->lost_events + damaged;
+	return r->loss_events;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Aggregates behind the summary (--format=summary) and its JSON form
+ * (--format=json): per opcode, per process and ring, io-wq, errors,
+ * overflows and losses.  Bounded memory: fixed-size histograms per opcode
+ * and per ring, counters per ring, process and (opcode, errno).
+ */
+#ifndef RINGSIDE_REPORT_H
+#define RINGSIDE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hmap.h"
+#include "output.h"
+#include "stats.h"
+
+#define REPORT_BATCH_BUCKETS 8	/* 0, 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ */
+
+struct op_stats {
+	uint64_t count;			/* requests delivered */
+	uint64_t by_status[REQ_STATUS_COUNT];
+	uint64_t errors;		/* final res < 0 (complete requests) */
+	uint64_t paths[PATH_COUNT];	/* complete requests only */
+	struct hist latency;		/* submit -> completion, complete requests */
+};
+
+struct ring_stats {
+	const struct model_ring *ring;
+	uint64_t requests, complete;
+	uint64_t enters, submitted, cqes_in_enters;
+	uint64_t enter_ns, submit_ns, wait_ns;
+	uint64_t batch[REPORT_BATCH_BUCKETS];
+	uint64_t overflows, dropped, aux_cqes, multishot_cqes;
+	uint64_t iowq_requests, iowq_busy_ns;
+	bool iowq_busy_approx;
+	struct hist latency;
+};
+
+struct proc_stats {
+	uint32_t pid;
+	char comm[EV_COMM_LEN + 1];
+	uint64_t requests, enters, submitted;
+	uint64_t enter_ns, submit_ns, wait_ns;
+	uint64_t syscalls[SYS_KIND_COUNT];
+};
+
+struct err_stats {
+	uint8_t opcode;
+	int32_t err;			/* positive errno */
+	uint64_t count;
+};
+
+struct cpu_loss {
+	unsigned cpu;
+	uint64_t windows, events;
+	uint64_t by_source[LOSS_SOURCE_COUNT];
+	uint64_t first_ts, last_ts;
+};
+
+struct report {
+	const struct output_meta *meta;
+	struct op_stats ops[256];
+	struct ring_stats **rings;	/* by ring number - 1 */
+	size_t nrings;
+	struct hmap procs;		/* pid -> proc_stats */
+	struct hmap errs;		/* (opcode, errno) -> err_stats */
+	struct hmap comms;		/* pid -> char[17] (the process's comm) */
+	uint64_t requests, by_status[REQ_STATUS_COUNT], by_reason[4];
+	uint64_t syscalls[SYS_KIND_COUNT];
+	uint64_t overflows, dropped, short_writes, failed_links, failed_requests;
+	uint64_t aux_cqes, multishot_cqes, cancelled_links, unpaired_markers;
+	struct cpu_loss *losses;	/* sorted by cpu */
+	size_t nlosses;
+	uint64_t loss_windows, loss_events;
+	bool oom;
+};
+
+void report_init(struct report *r, const struct output_meta *meta);
+void report_free(struct report *r);
+void report_task(struct report *r, const struct model_task *t);
+void report_request(struct report *r, const struct model_request *q);
+void report_syscall(struct report *r, const struct model_syscall *s);
+void report_cqe(struct report *r, const struct model_cqe *c);
+void report_loss(struct report *r, const struct model_loss *l);
+void report_marker(struct report *r, const struct model_marker *m);
+
+/* Sorted views for printing (malloc'd arrays of pointers; free()). */
+struct proc_stats **report_procs(const struct report *r, size_t *n);	/* by pid */
+struct err_stats **report_errors(const struct report *r, size_t *n);	/* by count desc */
+const char *report_comm(const struct report *r, uint32_t pid);	/* "" unknown */
+
+/* Total lost events: LOSS-frame totals when present (exact), else the sum
+ * of the loss windows. */
+uint64_t report_lost_events(const struct report *r, const struct output_totals *t);
+
+#endif
