@@ -1026,10 +1026,24 @@ static void on_link(struct model *m, const struct ev_link *e)
 	c->last = rq;
 }
 
-static void on_fail_link(struct model *m, const struct ev_fail_link *e)
+/* An open request, or one this thread just completed (still held). */
+static struct req *req_recent(struct model *m, struct task_state *ts, struct ring_state *rs,
+			      uint64_t req_ptr)
+{
+	struct req *rq = req_lookup(m, rs, req_ptr, false);
+
+	for (size_t i = ts ? ts->nheld : 0; !rq && i > 0; i--)
+		if (ts->held[i - 1]->ring == rs && ts->held[i - 1]->r.req_ptr == req_ptr)
+			rq = ts->held[i - 1];
+	return rq;
+}
+
+/* fail_link fires when the failed request's completion is processed
+ * (io_queue_next -> io_fail_links), i.e. just after its CQE was posted. */
+static void on_fail_link(struct model *m, const struct ev_fail_link *e, struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
-	struct req *failed = req_lookup(m, rs, e->req, true);
+	struct req *failed = req_recent(m, ts, rs, e->req);
 	struct req *member = req_lookup(m, rs, e->link, true);
 
 	if (failed) {
@@ -1039,8 +1053,11 @@ static void on_fail_link(struct model *m, const struct ev_fail_link *e)
 			failed->chain->failed = true;
 		if (!failed->link_marker_sent) {
 			failed->link_marker_sent = true;
-			marker(m, MARK_LINK_FAILED, HDR(e), rs, failed, 0, e->user_data, 0, 0, 0);
+			marker(m, MARK_LINK_FAILED, HDR(e), rs, failed, failed->r.res,
+			       e->user_data, 0, 0, 0);
 		}
+	} else {
+		marker(m, MARK_LINK_FAILED, HDR(e), rs, NULL, 0, e->user_data, 0, 0, 0);
 	}
 	if (member) {
 		member->r.modifiers |= REQM_LINK_CANCELLED;
@@ -1245,6 +1262,8 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 		};
 
 		on_complete(m, &fake, ts, true, dropped);
+		if (ts)
+			ts->last_cqe_req = NULL;	/* only a real complete pairs with an overflow */
 	}
 	marker(m, dropped ? MARK_CQE_DROPPED : MARK_CQE_OVERFLOW, HDR(e), rs, rq, e->res,
 	       e->user_data, e->cflags, 0, 0);
@@ -1418,7 +1437,7 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		on_link(m, (const void *)h);
 		break;
 	case EV_FAIL_LINK:
-		on_fail_link(m, (const void *)h);
+		on_fail_link(m, (const void *)h, ts);
 		break;
 	case EV_CQRING_WAIT:
 		on_cqring_wait(m, (const void *)h, ts);

@@ -26,3 +26,26 @@ check-needs-check:
 	@echo "  (Debian: apt-get install check; then re-run configure)" >&2
 	@exit 1
 endif
+
+# --- uring-convert (issue 4) ----------------------------------------------
+# tests/check_convert: the request model on synthetic logs (paths, reuse,
+# losses, links, overflow, syscalls, selection).  tests/check_convert_output:
+# CSV/JSON/summary, the command line, golden outputs under tests/golden/
+# (regenerate on purpose: RINGSIDE_REGENERATE_GOLDEN=1 make check
+# TESTS=tests/check_convert_output, then review the diff), bounded memory,
+# and the pandas dtype check (tests/convert_pandas.py; skipped without
+# python3-pandas, except on CI).
+if HAVE_CHECK
+noinst_LIBRARIES += tests/libconverttest.a
+tests_libconverttest_a_SOURCES = tests/convert_test.c tests/convert_test.h
+tests_libconverttest_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_libconverttest_a_CFLAGS = $(TEST_CFLAGS)
+CONVERT_TEST_LIBS = tests/libconverttest.a converter/libconvert.a $(TEST_LIBS)
+check_PROGRAMS += tests/check_convert
+tests_check_convert_SOURCES = tests/check_convert.c
+tests_check_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert
+endif
+# --- end uring-convert ----------------------------------------------------

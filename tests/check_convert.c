@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * uring-convert's request model on synthetic logs: every path, pointer
+ * reuse, losses, requests in flight at both ends, threads and rings,
+ * SQPOLL, links with a failure, multishot, aux CQEs, CQ overflow in the
+ * 6.1 and 6.18 styles, syscall slices, damaged frames, selection.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert_test.h"
+#include "test_util.h"
+
+#define RING 0x1000
+#define RING2 0x2000
+#define PID 100
+#define TID 100
+#define TID2 101
+#define WORKER 150
+#define SQTHREAD 160
+#define OP_READ 22
+#define OP_WRITE 23
+#define OP_NOP 0
+#define IOSQE_IO_LINK 4
+#define IOSQE_CQE_SKIP 64
+#define CQE_F_MORE 2
+#define US 1000ull
+
+static struct capture *run(struct scen *sc)
+{
+	scen_finish(sc);
+	return convert_capture(sc->path, NULL);
+}
+
+/* enter(submit 1) with an inline completion; a second request completes
+ * after cqring_wait (task-work); a third completes inside the slice but is
+ * claimed by the end of a task-work batch. */
+START_TEST(test_inline_and_task_work)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "inline.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 10 * US, TID, PID, RING, 3, 3, 1, 1);
+	ev_submit(&sc, T0 + 11 * US, TID, PID, RING, 0xa1, OP_NOP, 1, 0, 0);
+	ev_submit(&sc, T0 + 12 * US, TID, PID, RING, 0xa2, OP_READ, 2, 0, 0);
+	ev_submit(&sc, T0 + 13 * US, TID, PID, RING, 0xa3, OP_READ, 3, 0, 0);
+	ev_complete(&sc, T0 + 14 * US, TID, PID, RING, 0xa1, 1, 0, 0);
+	ev_complete(&sc, T0 + 15 * US, TID, PID, RING, 0xa3, 3, 512, 0);
+	ev_tw_run(&sc, T0 + 16 * US, TID, PID, 1);
+	ev_cqring_wait(&sc, T0 + 17 * US, TID, PID, RING, 1);
+	ev_complete(&sc, T0 + 30 * US, TID, PID, RING, 0xa2, 2, 512, 0);
+	ev_tw_run(&sc, T0 + 31 * US, TID, PID, 1);
+	ev_enter_end(&sc, T0 + 32 * US, TID, PID, RING, 3);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 3);
+	ck_assert_int_eq(req_by_ud(c, 1)->path, PATH_INLINE);
+	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 2)->path, PATH_TASK_WORK);
+	ck_assert_int_eq(req_by_ud(c, 3)->path, PATH_TASK_WORK);
+	ck_assert_uint_eq(req_by_ud(c, 3)->tw_run_ts, T0 + 16 * US);
+	ck_assert_uint_eq(req_by_ud(c, 2)->tw_run_ts, T0 + 31 * US);
+	ck_assert_uint_eq(req_by_ud(c, 1)->tw_run_ts, 0);
+	ck_assert_uint_eq(req_by_ud(c, 2)->submit_ts, T0 + 12 * US);
+	ck_assert_uint_eq(req_by_ud(c, 2)->complete_ts, T0 + 30 * US);
+	ck_assert_int_eq(req_by_ud(c, 2)->res, 512);
+
+	/* The enter slice: 3 submitted, 3 CQEs, split at cqring_wait. */
+	ck_assert_uint_eq(c->nsys, 1);
+	ck_assert_int_eq(c->sys[0].kind, SYS_ENTER);
+	ck_assert_uint_eq(c->sys[0].submitted, 3);
+	ck_assert_uint_eq(c->sys[0].completed, 3);
+	ck_assert_uint_eq(syscall_submit_ns(&c->sys[0]), 7 * US);
+	ck_assert_uint_eq(syscall_wait_ns(&c->sys[0]), 15 * US);
+	ck_assert_int_eq(c->sys[0].ret, 3);
+	ck_assert_uint_eq(req_by_ud(c, 1)->submit_syscall, c->sys[0].id);
+	ck_assert_uint_eq(req_by_ud(c, 2)->complete_syscall, c->sys[0].id);
+	ck_assert_uint_eq(c->nrings, 1);
+	ck_assert_uint_eq(c->rings[0].number, 1);
+	ck_assert_uint_eq(c->rings[0].pid, PID);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* io-wq with the worker known only from its completion (approximate), and
+ * with exact work_begin/work_end events. */
+START_TEST(test_iowq)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "iowq.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xb1, OP_WRITE, 1, 16, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 2 * US, TID, PID, RING, 0xb1, 1);
+	ev_complete(&sc, T0 + 50 * US, WORKER, PID, RING, 0xb1, 1, 4096, 0);
+	ev_submit(&sc, T0 + 60 * US, TID, PID, RING, 0xb2, OP_WRITE, 2, 16, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 61 * US, TID, PID, RING, 0xb2, 2);
+	ev_work(&sc, true, T0 + 70 * US, WORKER, PID, RING, 0xb2);
+	ev_complete(&sc, T0 + 80 * US, WORKER, PID, RING, 0xb2, 2, 4096, 0);
+	ev_work(&sc, false, T0 + 81 * US, WORKER, PID, RING, 0xb2);
+	c = run(&sc);
+
+	r = req_by_ud(c, 1);
+	ck_assert_int_eq(r->path, PATH_IOWQ);
+	ck_assert_uint_eq(r->worker_tid, WORKER);
+	ck_assert(r->modifiers & REQM_WORKER_APPROX);
+	ck_assert_uint_eq(r->work_begin_ts, T0 + 2 * US);
+	ck_assert_uint_eq(r->queue_async_ts, T0 + 2 * US);
+	r = req_by_ud(c, 2);
+	ck_assert_int_eq(r->path, PATH_IOWQ);
+	ck_assert(!(r->modifiers & REQM_WORKER_APPROX));
+	ck_assert_uint_eq(r->work_begin_ts, T0 + 70 * US);
+	ck_assert_uint_eq(r->work_end_ts, T0 + 81 * US);
+	ck_assert_uint_eq(c->rings[0].iowq_workers, 1);
+	ck_assert_uint_eq(c->rings[0].iowq_peak, 1);
+	for (size_t i = 0; i < c->ntasks; i++)
+		if (c->tasks[i].tid == WORKER) {
+			ck_assert_int_eq(c->tasks[i].kind, TASK_IOWQ_WORKER);
+			ck_assert_uint_eq(c->tasks[i].nrings, 1);
+		}
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+START_TEST(test_poll_iopoll_failed_drained)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "paths.log");
+	/* poll */
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xc1, 27, 1, 0, 0);
+	ev_req(&sc, EV_POLL_ARM, T0 + 2 * US, TID, PID, RING, 0xc1, 1);
+	ev_req(&sc, EV_TASK_ADD, T0 + 9 * US, 0, 0, RING, 0xc1, 1);
+	ev_complete(&sc, T0 + 10 * US, TID, PID, RING, 0xc1, 1, 10, 0);
+	/* iopoll ring */
+	ev_create(&sc, T0 + 20 * US, TID, PID, RING2, 7, 1);
+	ev_submit(&sc, T0 + 21 * US, TID, PID, RING2, 0xc2, OP_READ, 2, 0, 0);
+	ev_complete(&sc, T0 + 25 * US, TID, PID, RING2, 0xc2, 2, 512, 0);
+	/* failed at submission */
+	ev_req_failed(&sc, T0 + 30 * US, TID, PID, RING, 0xc3, 200, 3, -22);
+	ev_complete(&sc, T0 + 31 * US, TID, PID, RING, 0xc3, 3, -22, 0);
+	/* drained */
+	ev_submit(&sc, T0 + 40 * US, TID, PID, RING, 0xc4, OP_NOP, 4, 2, 0);
+	ev_req(&sc, EV_DEFER, T0 + 41 * US, TID, PID, RING, 0xc4, 4);
+	ev_complete(&sc, T0 + 45 * US, TID2, PID, RING, 0xc4, 4, 0, 0);
+	c = run(&sc);
+
+	r = req_by_ud(c, 1);
+	ck_assert_int_eq(r->path, PATH_POLL);
+	ck_assert_uint_eq(r->poll_arm_ts, T0 + 2 * US);
+	ck_assert_uint_eq(r->task_add_ts, T0 + 9 * US);
+	r = req_by_ud(c, 2);
+	ck_assert_int_eq(r->path, PATH_IOPOLL);
+	ck_assert_uint_eq(req_ring(c, r)->number, 2);
+	ck_assert(req_ring(c, r)->created_seen);
+	ck_assert_int_eq(req_ring(c, r)->fd, 7);
+	r = req_by_ud(c, 3);
+	ck_assert_int_eq(r->path, PATH_FAILED);
+	ck_assert_int_eq(r->init_error, -22);
+	ck_assert_int_eq(r->res, -22);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(count_markers(c, MARK_REQ_FAILED), 1);
+	r = req_by_ud(c, 4);
+	ck_assert(r->modifiers & REQM_DRAINED);
+	ck_assert_int_eq(r->path, PATH_TASK_WORK);
+	ck_assert_uint_eq(r->defer_ts, T0 + 41 * US);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A chain A -> B -> C where A fails: B and C are cancelled (-ECANCELED).
+ * The link events use the 6.18 convention (target = previous member). */
+static void chain_test(bool target_is_head)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *a, *b, *d;
+
+	scen_open(&sc, "link.log");
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xd1, OP_WRITE, 1, IOSQE_IO_LINK, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xd2, OP_WRITE, 2, IOSQE_IO_LINK, 0);
+	ev_link(&sc, T0 + 2 * US + 1, TID, PID, RING, 0xd2, 0xd1);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xd3, OP_WRITE, 3, 0, 0);
+	ev_link(&sc, T0 + 3 * US + 1, TID, PID, RING, 0xd3, target_is_head ? 0xd1 : 0xd2);
+	ev_complete(&sc, T0 + 10 * US, TID, PID, RING, 0xd1, 1, -5, 0);
+	ev_fail_link(&sc, T0 + 11 * US, TID, PID, RING, 0xd1, 0xd2);
+	ev_fail_link(&sc, T0 + 11 * US + 1, TID, PID, RING, 0xd1, 0xd3);
+	ev_complete(&sc, T0 + 12 * US, TID, PID, RING, 0xd2, 2, -125, 0);
+	ev_complete(&sc, T0 + 13 * US, TID, PID, RING, 0xd3, 3, -125, 0);
+	c = run(&sc);
+
+	a = req_by_ud(c, 1);
+	b = req_by_ud(c, 2);
+	d = req_by_ud(c, 3);
+	ck_assert_uint_eq(a->chain_id, a->id);
+	ck_assert_uint_eq(b->chain_id, a->id);
+	ck_assert_uint_eq(d->chain_id, a->id);
+	ck_assert_uint_eq(a->chain_pos, 0);
+	ck_assert_uint_eq(b->chain_pos, 1);
+	ck_assert_uint_eq(d->chain_pos, 2);
+	ck_assert_uint_eq(a->link_next, b->id);
+	ck_assert_uint_eq(b->link_prev, a->id);
+	ck_assert_uint_eq(b->link_next, d->id);
+	ck_assert_uint_eq(d->link_prev, b->id);
+	ck_assert(a->modifiers & REQM_LINK_FAILED);
+	ck_assert(b->modifiers & REQM_LINK_CANCELLED);
+	ck_assert(d->modifiers & REQM_LINK_CANCELLED);
+	ck_assert(!(a->modifiers & REQM_LINK_CANCELLED));
+	ck_assert_int_eq(b->res, -125);
+	ck_assert_uint_eq(b->fail_link_ts, T0 + 11 * US);
+	ck_assert_uint_eq(count_markers(c, MARK_LINK_FAILED), 1);
+	capture_free(c);
+	scen_free(&sc);
+}
+
+START_TEST(test_link_chain_failure) { chain_test(false); }
+END_TEST
+START_TEST(test_link_chain_failure_6_1) { chain_test(true); }
+END_TEST
+
+/* The kernel reuses request pointers: a new submit closes the old one. */
+START_TEST(test_pointer_reuse)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "reuse.log");
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xe1, OP_READ, 1, 0, 0);
+	ev_complete(&sc, T0 + 2 * US, TID, PID, RING, 0xe1, 1, 1, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xe1, OP_READ, 2, 0, 0);	/* reused */
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0xe1, OP_READ, 3, 0, 0);	/* completion of 2 missing */
+	ev_complete(&sc, T0 + 5 * US, TID, PID, RING, 0xe1, 3, 3, 0);
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0xe1, OP_NOP, 4, IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0xe1, OP_NOP, 5, 0, 0);
+	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0xe1, 5, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 5);
+	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 2)->incomplete_reason, INCOMPLETE_POINTER_REUSED);
+	ck_assert_int_eq(req_by_ud(c, 3)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 3)->res, 3);
+	ck_assert_int_eq(req_by_ud(c, 4)->status, REQ_COMPLETE);
+	ck_assert(req_by_ud(c, 4)->modifiers & REQM_CQE_SKIPPED);
+	ck_assert_uint_eq(req_by_ud(c, 4)->complete_ts, 0);
+	for (size_t i = 0; i < c->nreq; i++)
+		for (size_t k = i + 1; k < c->nreq; k++)
+			ck_assert_uint_ne(c->req[i].id, c->req[k].id);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Loss windows: a request spanning one is incomplete, never guessed; a
+ * completion without submit is in flight at start only when no loss could
+ * explain the missing submit. */
+START_TEST(test_losses)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "loss.log");
+	ev_complete(&sc, T0 + 1 * US, TID, PID, RING, 0xf0, 100, 0, 0);	/* before any loss */
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xf1, OP_READ, 1, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xf2, OP_READ, 2, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xf2, 2, 0, 0);	/* before the loss */
+	sc.cpu = 1;
+	ev_lost(&sc, T0 + 10 * US, T0 + 20 * US, 7);
+	sc.cpu = 0;
+	ev_complete(&sc, T0 + 30 * US, TID, PID, RING, 0xf1, 1, 0, 0);	/* spans the loss */
+	ev_complete(&sc, T0 + 31 * US, TID, PID, RING, 0xf3, 3, 0, 0);	/* submit lost? */
+	ev_submit(&sc, T0 + 40 * US, TID, PID, RING, 0xf4, OP_READ, 4, 0, 0);
+	ev_complete(&sc, T0 + 41 * US, TID, PID, RING, 0xf4, 4, 0, 0);	/* after it: fine */
+	ev_submit(&sc, T0 + 50 * US, TID, PID, RING, 0xf5, OP_READ, 5, 0, 0);	/* open at end */
+	c = run(&sc);
+
+	ck_assert_int_eq(req_by_ud(c, 100)->status, REQ_IN_FLIGHT_AT_START);
+	ck_assert_int_eq(req_by_ud(c, 100)->path, PATH_UNKNOWN);
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 1)->incomplete_reason, INCOMPLETE_LOSS);
+	ck_assert_int_eq(req_by_ud(c, 1)->path, PATH_UNKNOWN);
+	ck_assert_int_eq(req_by_ud(c, 3)->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 4)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 5)->status, REQ_IN_FLIGHT_AT_END);
+	ck_assert_uint_eq(c->nloss, 1);
+	ck_assert_uint_eq(c->loss[0].cpu, 1);
+	ck_assert_uint_eq(c->loss[0].count, 7);
+	ck_assert_uint_eq(c->loss[0].first_ts, T0 + 10 * US);
+	ck_assert_uint_eq(c->loss[0].last_ts, T0 + 20 * US);
+	ck_assert_int_eq(c->loss[0].source, LOSS_KERNEL);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A frame whose payload is damaged: skipped, reported, a loss window. */
+START_TEST(test_damaged_frame)
+{
+	struct scen sc;
+	struct capture *c;
+	unsigned char *buf;
+	size_t size, pos = 0;
+
+	scen_open(&sc, "damaged.log");
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x11, OP_READ, 1, 0, 0);
+	synth_flush(sc.s);
+	sc.cpu = 1;
+	for (int i = 0; i < 50; i++)
+		ev_submit(&sc, T0 + (10 + (uint64_t)i) * US, TID2, PID, RING, 0x1000 + (uint64_t)i,
+			  OP_NOP, 1000 + (uint64_t)i, 0, 0);
+	synth_flush(sc.s);
+	sc.cpu = 0;
+	ev_complete(&sc, T0 + 100 * US, TID, PID, RING, 0x11, 1, 0, 0);
+	scen_finish(&sc);
+	/* Damage the last byte of the payload of the CPU 1 frame: find the
+	 * second EVENTS frame by walking to its largest payload. */
+	buf = test_read_file(sc.path, &size);
+	{
+		struct log_reader *r;
+		struct log_frame f;
+		char msg[LOG_MSG_LEN];
+
+		ck_assert_int_eq(log_reader_open(&r, sc.path, msg, sizeof(msg)), 0);
+		while (log_reader_next(r, &f))
+			if (f.h.type == LOG_FRAME_EVENTS && f.h.stream == 1)
+				pos = f.payload_offset + f.h.stored_size / 2;
+		log_reader_close(r);
+	}
+	ck_assert_uint_gt(pos, 0);
+	buf[pos] ^= 0x55;
+	test_write_file(sc.path, buf, size);
+	free(buf);
+	c = convert_capture(sc.path, NULL);
+	ck_assert_uint_eq(c->nloss, 1);
+	ck_assert_int_eq(c->loss[0].source, LOSS_DAMAGED_FRAME);
+	ck_assert_uint_eq(c->loss[0].cpu, 1);
+	ck_assert_uint_eq(c->loss[0].count, 50);
+	ck_assert_uint_eq(c->loss[0].first_ts, T0 + 10 * US);
+	ck_assert_uint_eq(c->loss[0].last_ts, T0 + 59 * US);
+	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_INCOMPLETE);
+	ck_assert_ptr_nonnull(strstr(c->warnings, "checksum"));
+	ck_assert_ptr_nonnull(strstr(c->warnings, "CPU 1"));
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Truncated logs convert up to the damage with a warning. */
+START_TEST(test_truncated)
+{
+	struct scen sc;
+	struct capture *c;
+	unsigned char *buf;
+	size_t size;
+
+	scen_open(&sc, "cut.log");
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x11, OP_READ, 1, 0, 0);
+	ev_complete(&sc, T0 + 2 * US, TID, PID, RING, 0x11, 1, 0, 0);
+	synth_flush(sc.s);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x12, OP_READ, 2, 0, 0);
+	scen_finish(&sc);
+	buf = test_read_file(sc.path, &size);
+	/* Cut inside the END frame at the end. */
+	test_write_file(sc.path, buf, size - 30);
+	free(buf);
+	c = convert_capture(sc.path, NULL);
+	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_COMPLETE);
+	ck_assert_ptr_nonnull(strstr(c->warnings, "truncated"));
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Two processes, nested threads, several rings per process. */
+START_TEST(test_threads_and_rings)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "rings.log");
+	ev_task(&sc, T0, 100, 100, "db", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 101, 100, "db-io", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 200, 200, "web", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 100, 100, 0xa000, 4, 0);
+	ev_create(&sc, T0 + 2 * US, 101, 100, 0xb000, 5, 0);
+	ev_submit(&sc, T0 + 3 * US, 101, 100, 0xa000, 0x1, OP_READ, 1, 0, 0);
+	ev_submit(&sc, T0 + 4 * US, 101, 100, 0xb000, 0x1, OP_READ, 2, 0, 0);
+	ev_submit(&sc, T0 + 5 * US, 200, 200, 0xc000, 0x1, OP_READ, 3, 0, 0);
+	ev_complete(&sc, T0 + 6 * US, 101, 100, 0xa000, 0x1, 1, 0, 0);
+	ev_complete(&sc, T0 + 7 * US, 101, 100, 0xb000, 0x1, 2, 0, 0);
+	ev_complete(&sc, T0 + 8 * US, 200, 200, 0xc000, 0x1, 3, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nrings, 3);
+	ck_assert_uint_eq(c->rings[0].ring_id, 0xa000);
+	ck_assert_uint_eq(c->rings[1].ring_id, 0xb000);
+	ck_assert_uint_eq(c->rings[2].ring_id, 0xc000);
+	ck_assert_uint_eq(c->rings[1].pid, 100);
+	ck_assert_uint_eq(c->rings[1].tid, 101);
+	ck_assert_uint_eq(c->rings[2].pid, 200);
+	ck_assert(!c->rings[2].created_seen);
+	/* Same request pointer on three rings: three requests. */
+	ck_assert_uint_eq(c->nreq, 3);
+	ck_assert_uint_eq(req_ring(c, req_by_ud(c, 2))->number, 2);
+	ck_assert_uint_eq(req_by_ud(c, 2)->submit_tid, 101);
+	ck_assert_uint_eq(req_by_ud(c, 2)->submit_pid, 100);
+	ck_assert_uint_eq(c->ntasks, 3);
+	ck_assert_str_eq(c->tasks[1].comm, "db-io");
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* SQPOLL: the application only wakes the thread; submissions come from it. */
+START_TEST(test_sqpoll)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "sqpoll.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, SQTHREAD, PID, "iou-sqp-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 4, 2);
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 4, 0, 0, 2 /* SQ_WAKEUP */);
+	ev_enter_end(&sc, T0 + 3 * US, TID, PID, RING, 0);
+	ev_submit(&sc, T0 + 5 * US, SQTHREAD, PID, RING, 0x31, OP_NOP, 1, 0, EVF_SQ_THREAD);
+	ev_complete(&sc, T0 + 6 * US, SQTHREAD, PID, RING, 0x31, 1, 0, 0);
+	ev_submit(&sc, T0 + 7 * US, SQTHREAD, PID, RING, 0x32, OP_READ, 2, 0, EVF_SQ_THREAD);
+	ev_tw_run(&sc, T0 + 8 * US, SQTHREAD, PID, 0);
+	ev_complete(&sc, T0 + 20 * US, SQTHREAD, PID, RING, 0x32, 2, 512, 0);
+	ev_tw_run(&sc, T0 + 21 * US, SQTHREAD, PID, 1);
+	c = run(&sc);
+
+	r = req_by_ud(c, 1);
+	ck_assert(r->modifiers & REQM_SQPOLL);
+	ck_assert_int_eq(r->path, PATH_INLINE);
+	ck_assert_uint_eq(r->submit_syscall, 0);
+	ck_assert_int_eq(req_by_ud(c, 2)->path, PATH_TASK_WORK);
+	ck_assert_uint_eq(c->rings[0].sqpoll_tid, SQTHREAD);
+	ck_assert_uint_eq(c->rings[0].pid, PID);
+	ck_assert_uint_eq(c->nsys, 1);
+	ck_assert_uint_eq(c->sys[0].submitted, 0);
+	ck_assert_uint_eq(c->sys[0].enter_flags, 2);
+	for (size_t i = 0; i < c->ntasks; i++)
+		if (c->tasks[i].tid == SQTHREAD)
+			ck_assert_int_eq(c->tasks[i].kind, TASK_SQPOLL);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Multishot CQEs, aux CQEs (req 0), CQ overflow in both kernel styles. */
+START_TEST(test_cqes)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "cqe.log");
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x41, 13 /* ACCEPT */, 1, 0, 0);
+	ev_complete(&sc, T0 + 2 * US, TID, PID, RING, 0x41, 1, 7, CQE_F_MORE);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0x41, 1, 8, CQE_F_MORE);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0x41, 1, -125, 0);
+	ev_complete(&sc, T0 + 5 * US, TID, PID, RING, 0, 99, 0, 0);	/* MSG_RING target */
+	/* 6.18: the overflow is the completion. */
+	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0x42, OP_NOP, 2, 0, 0);
+	ev_submit(&sc, T0 + 11 * US, TID, PID, RING, 0x43, OP_NOP, 2, 0, 0);
+	ev_overflow(&sc, T0 + 12 * US, TID, PID, RING, 2, 0, false);
+	ev_overflow(&sc, T0 + 13 * US, TID, PID, RING, 2, 0, true);
+	/* 6.1: complete, then overflow of the same CQE. */
+	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0x44, OP_NOP, 3, 0, 0);
+	ev_complete(&sc, T0 + 21 * US, TID, PID, RING, 0x44, 3, 0, 0);
+	ev_overflow(&sc, T0 + 21 * US + 1, TID, PID, RING, 3, 0, false);
+	c = run(&sc);
+
+	r = req_by_ud(c, 1);
+	ck_assert(r->modifiers & REQM_MULTISHOT);
+	ck_assert_uint_eq(r->ncqes, 3);
+	ck_assert_uint_eq(r->first_cqe_ts, T0 + 2 * US);
+	ck_assert_uint_eq(r->complete_ts, T0 + 4 * US);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(c->ncqe, 3);	/* two F_MORE + one aux */
+	ck_assert_ptr_null(c->cqe[2].request);
+	ck_assert_uint_eq(c->cqe[2].user_data, 99);
+	/* Oldest open request with user_data 2 first. */
+	ck_assert_uint_eq(c->nreq, 4);
+	for (size_t i = 0; i < c->nreq; i++) {
+		if (c->req[i].req_ptr == 0x42) {
+			ck_assert(c->req[i].modifiers & REQM_CQ_OVERFLOW);
+			ck_assert(!(c->req[i].modifiers & REQM_CQE_DROPPED));
+			ck_assert_uint_eq(c->req[i].complete_ts, T0 + 12 * US);
+		}
+		if (c->req[i].req_ptr == 0x43) {
+			ck_assert(c->req[i].modifiers & REQM_CQE_DROPPED);
+			ck_assert_uint_eq(c->req[i].complete_ts, T0 + 13 * US);
+		}
+	}
+	r = req_by_ud(c, 3);
+	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+	ck_assert_uint_eq(r->complete_ts, T0 + 21 * US);
+	ck_assert_uint_eq(r->ncqes, 1);
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 2);
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_DROPPED), 1);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+START_TEST(test_unpaired_syscalls)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "unpaired.log");
+	ev_enter_end(&sc, T0 + 1 * US, TID, PID, RING, 0);		/* began before */
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 3, 1, 0, 0);
+	ev_enter_begin(&sc, T0 + 3 * US, TID, PID, RING, 3, 1, 0, 0);	/* end lost */
+	ev_enter_end(&sc, T0 + 4 * US, TID, PID, RING, 1);
+	ev_enter_begin(&sc, T0 + 5 * US, TID2, PID, RING, 3, 1, 0, 0);	/* open at end */
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nsys, 1);
+	ck_assert_uint_eq(c->sys[0].begin_ts, T0 + 3 * US);
+	ck_assert_uint_eq(count_markers(c, MARK_UNPAIRED_SYSCALL), 3);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* --start/--end/--pid/--ring select what is delivered. */
+START_TEST(test_selection)
+{
+	struct scen sc;
+	struct capture *c;
+	struct options o = { 0 };
+
+	scen_open(&sc, "select.log");
+	for (unsigned i = 0; i < 10; i++) {
+		uint64_t t = T0 + i * 1000 * US;	/* one request per ms */
+
+		ev_submit(&sc, t, 100 + i % 2, 100 + i % 2, i % 2 ? RING2 : RING, 0x100 + i,
+			  OP_NOP, i, 0, 0);
+		ev_complete(&sc, t + 10 * US, 100 + i % 2, 100 + i % 2, i % 2 ? RING2 : RING,
+			    0x100 + i, i, 0, 0);
+	}
+	scen_finish(&sc);
+
+	/* Recording start is the synth start snapshot (1 s), T0 is +1 s. */
+	ck_assert_int_eq(parse_time_arg("+1.002s", &o.start), 0);
+	ck_assert_int_eq(parse_time_arg("1005ms", &o.end), 0);
+	c = convert_capture(sc.path, &o);
+	ck_assert_uint_eq(c->nreq, 4);	/* i = 2, 3, 4, 5 */
+	capture_free(c);
+
+	memset(&o, 0, sizeof(o));
+	o.pids[o.npids++] = 101;
+	c = convert_capture(sc.path, &o);
+	ck_assert_uint_eq(c->nreq, 5);
+	capture_free(c);
+
+	memset(&o, 0, sizeof(o));
+	o.rings[o.nrings++] = 1;
+	c = convert_capture(sc.path, &o);
+	ck_assert_uint_eq(c->nreq, 5);
+	for (size_t i = 0; i < c->nreq; i++)
+		ck_assert_uint_eq(req_ring(c, &c->req[i])->ring_id, RING);
+	capture_free(c);
+
+	/* Absolute wall clock: start snapshot is 1700000000 s at boot 1 s. */
+	memset(&o, 0, sizeof(o));
+	ck_assert_int_eq(parse_time_arg("2023-11-14T22:13:21.0085Z", &o.start), 0);
+	c = convert_capture(sc.path, &o);
+	ck_assert_uint_eq(c->nreq, 1);	/* i = 9 */
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+START_TEST(test_time_args)
+{
+	struct time_arg t;
+
+	ck_assert_int_eq(parse_time_arg("+1.5s", &t), 0);
+	ck_assert_int_eq(t.rel_ns, 1500000000);
+	ck_assert_int_eq(parse_time_arg("500ms", &t), 0);
+	ck_assert_int_eq(t.rel_ns, 500000000);
+	ck_assert_int_eq(parse_time_arg("2", &t), 0);
+	ck_assert_int_eq(t.rel_ns, 2000000000);
+	ck_assert_int_eq(parse_time_arg("750us", &t), 0);
+	ck_assert_int_eq(t.rel_ns, 750000);
+	ck_assert_int_eq(parse_time_arg("3min", &t), 0);
+	ck_assert_int_eq(t.rel_ns, 180000000000);
+	ck_assert_int_eq(parse_time_arg("2023-11-14T22:13:20Z", &t), 0);
+	ck_assert(t.absolute);
+	ck_assert_int_eq(t.real_ns, 1700000000000000000);
+	ck_assert_int_eq(parse_time_arg("2023-11-14T23:13:20.5+01:00", &t), 0);
+	ck_assert_int_eq(t.real_ns, 1700000000500000000);
+	ck_assert_int_eq(parse_time_arg("-1s", &t), -1);
+	ck_assert_int_eq(parse_time_arg("1 s", &t), -1);
+	ck_assert_int_eq(parse_time_arg("1parsec", &t), -1);
+	ck_assert_int_eq(parse_time_arg("2023-13-01T00:00:00Z", &t), -1);
+	ck_assert_int_eq(parse_time_arg("", &t), -1);
+}
+END_TEST
+
+static Suite *convert_suite(void)
+{
+	Suite *s = suite_create("convert");
+	TCase *tc = tcase_create("model");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_inline_and_task_work);
+	tcase_add_test(tc, test_iowq);
+	tcase_add_test(tc, test_poll_iopoll_failed_drained);
+	tcase_add_test(tc, test_link_chain_failure);
+	tcase_add_test(tc, test_link_chain_failure_6_1);
+	tcase_add_test(tc, test_pointer_reuse);
+	tcase_add_test(tc, test_losses);
+	tcase_add_test(tc, test_damaged_frame);
+	tcase_add_test(tc, test_truncated);
+	tcase_add_test(tc, test_threads_and_rings);
+	tcase_add_test(tc, test_sqpoll);
+	tcase_add_test(tc, test_cqes);
+	tcase_add_test(tc, test_unpaired_syscalls);
+	tcase_add_test(tc, test_selection);
+	tcase_add_test(tc, test_time_args);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(convert_suite)
