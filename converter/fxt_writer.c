@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fuchsia Trace Format encoder.  The API, the interning strategy and what
+ * Perfetto does with each record are described in fxt_writer.h.
+ *
+ * Every record is built the same way: validate the call (refuse it whole if
+ * it is malformed), resolve the thread and string references (which may
+ * write thread and string records first), compute the record's size in
+ * words, check it, then reserve exactly that many words in the output buffer
+ * and fill them in.  Nothing is allocated per record.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fxt_writer.h"
+
+/* ------------------------------------------------------------ wire format */
+
+#define FXT_MAGIC		0x0016547846040010ull
+#define FXT_TICKS_PER_SECOND	1000000000ull
+
+enum {
+	REC_METADATA = 0,
+	REC_INITIALIZATION = 1,
+	REC_STRING = 2,
+	REC_THREAD = 3,
+	REC_EVENT = 4,
+	REC_KERNEL_OBJECT = 7,
+	REC_SCHEDULING = 8,
+};
+
+enum {
+	EVT_INSTANT = 0,
+	EVT_COUNTER = 1,
+	EVT_DURATION_BEGIN = 2,
+	EVT_DURATION_END = 3,
+	EVT_DURATION_COMPLETE = 4,
+	EVT_ASYNC_BEGIN = 5,
+	EVT_ASYNC_INSTANT = 6,
+	EVT_ASYNC_END = 7,
+	EVT_FLOW_BEGIN = 8,
+	EVT_FLOW_STEP = 9,
+	EVT_FLOW_END = 10,
+};
+
+enum {
+	KOBJ_PROCESS = 1,	/* ZX_OBJ_TYPE_PROCESS */
+	KOBJ_THREAD = 2,	/* ZX_OBJ_TYPE_THREAD */
+};
+
+enum {
+	SCHED_CONTEXT_SWITCH = 1,
+	SCHED_THREAD_WAKEUP = 2,
+};
+
+/* Bits lo..hi (inclusive, as the spec writes them) holding v. */
+#define FIELD(v, lo, hi) \
+	(((uint64_t)(v) & ((1ull << ((hi) - (lo) + 1)) - 1)) << (lo))
+
+/* Record header: type [0..3], size in words [4..15]. */
+#define REC_HEADER(type, words) (FIELD(type, 0, 3) | FIELD(words, 4, 15))
+
+_Static_assert(FXT_MAX_ARGS == 15, "arg count is a 4-bit field");
+_Static_assert(FXT_MAX_RECORD_WORDS == 4095, "size is a 12-bit field");
+_Static_assert(FXT_MAX_STRING_LEN < 0x8000, "string length is 15 bits");
+_Static_assert(1 + (FXT_MAX_STRING_LEN + 7) / 8 <= FXT_MAX_RECORD_WORDS,
+	       "a string record of the longest string must fit");
+
+/* ------------------------------------------------------------ the writer */
+
+#define OUT_BUFFER_SIZE		(256 * 1024)
+
+/*
+ * String table: 1..STR_INTERN_LAST interned by content, the rest scratch
+ * slots for strings too long to intern (see fxt_writer.h).
+ */
+#define STR_INTERN_LAST		0x7fbf
+#define STR_SCRATCH_FIRST	0x7fc0
+#define STR_SCRATCH_LAST	0x7fff
+#define STR_SCRATCH_COUNT	(STR_SCRATCH_LAST - STR_SCRATCH_FIRST + 1)
+#define STR_BUCKETS		0x10000		/* load factor <= 1/2 */
+
+/* The most strings one record can reference: cat, name, 15 x (arg name,
+ * value), and the "process" arg name of a thread object. */
+#define MAX_STRINGS_PER_RECORD	(2 + 2 * FXT_MAX_ARGS + 1)
+
+_Static_assert(STR_BUCKETS >= 2 * STR_INTERN_LAST, "hash load factor");
+_Static_assert(STR_SCRATCH_COUNT > MAX_STRINGS_PER_RECORD,
+	       "a record's scratch strings must not evict each other");
+_Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
+	       "the CLOCK hand must always find a victim");
+
+#define THR_LAST		255
+#define THR_BUCKETS		512
+
+struct str_slot {
+	char *buf;		/* content of an interned string */
+	uint32_t len;
+	uint32_t cap;
+	uint32_t hash;
+	uint32_t stamp;		/* serial of the last record using it */
+	bool pinned;
+	bool referenced;	/* CLOCK bit */
+	bool in_map;
+};
+
+struct thr_slot {
+	uint64_t pid;
+	uint64_t tid;
+	uint32_t hash;
+	bool referenced;
+};
+
+struct fxt_writer {
+	fxt_sink_fn sink;
+	void *sink_ctx;
+	FILE *file;		/* set by fxt_writer_new_file */
+	int err;		/* sticky sink error (negative errno) */
+
+	unsigned char *buf;
+	size_t len;
+
+	/* Serial of the record being built: its strings carry it as stamp. */
+	uint32_t serial;
+
+	struct str_slot *str;		/* [0..STR_INTERN_LAST] */
+	uint16_t *str_buckets;		/* slot index, 0 = empty */
+	unsigned str_next;		/* next never-used slot */
+	unsigned str_hand;		/* CLOCK hand */
+	unsigned npinned;
+	uint32_t scratch_stamp[STR_SCRATCH_COUNT];
+	unsigned scratch_hand;
+
+	struct thr_slot thr[THR_LAST + 1];
+	uint8_t thr_buckets[THR_BUCKETS];
+	unsigned thr_next;
+	unsigned thr_hand;
+
+	struct fxt_writer_stats stats;
+};
+
+/* ------------------------------------------------------------ output */
+
+static int flush_buffer(struct fxt_writer *w)
+{
+	int rc;
+
+	if (w->err)
+		return w->err;
+	if (!w->len)
+		return 0;
+	rc = w->sink(w->sink_ctx, w->buf, w->len);
+	w->len = 0;
+	if (rc) {
+		/* Sticky: the output is broken from here on. */
+		w->err = rc < 0 ? rc : -EIO;
+		return w->err;
+	}
+	return 0;
+}
+
+/*
+ * Room for one whole record of nwords words, or NULL after a sink error.
+ * The buffer holds whole words only, so the result is 8-byte aligned.
+ */
+static uint64_t *reserve(struct fxt_writer *w, size_t nwords)
+{
+	size_t bytes = nwords * 8;
+	uint64_t *p;
+
+	if (w->len + bytes > OUT_BUFFER_SIZE && flush_buffer(w))
+		return NULL;
+	if (w->err)
+		return NULL;
+	p = (uint64_t *)(void *)(w->buf + w->len);
+	w->len += bytes;
+	w->stats.bytes += bytes;
+	w->stats.records++;
+	return p;
+}
+
+static inline void put_word(uint64_t *p, uint64_t v)
+{
+	*p = htole64(v);
+}
+
+/* len bytes into whole words at p, zero-padded. */
+static void put_stream(uint64_t *p, const char *s, size_t len)
+{
+	size_t words = (len + 7) / 8;
+
+	if (!words)
+		return;
+	p[words - 1] = 0;
+	memcpy(p, s, len);
+}
+
+/* ------------------------------------------------------------ strings */
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+	uint64_t v;
+
+	while (len >= 8) {
+		memcpy(&v, s, 8);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		s += 8;
+		len -= 8;
+	}
+	if (len) {
+		v = 0;
+		memcpy(&v, s, len);
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
+}
+
+/*
+ * Length of s cut to at most max bytes (s has more than max) without
+ * splitting a UTF-8 character: if s[max] continues a character, drop that
+ * character's leading bytes too.  Bytes that are not UTF-8 are cut at max.
+ */
+static size_t utf8_cut(const char *s, size_t max)
+{
+	size_t n = max;
+
+	for (int back = 0; back < 3 && n > 0 &&
+	     ((unsigned char)s[n] & 0xc0) == 0x80; back++)
+		n--;
+	if (((unsigned char)s[n] & 0xc0) == 0x80)
+		return max;
+	return n;
+}
+
+static int write_string_record(struct fxt_writer *w, unsigned idx,
+			       const char *s, size_t len)
+{
+	size_t words = 1 + (len + 7) / 8;
+	uint64_t *p;
+
+	if (words > FXT_MAX_RECORD_WORDS || !idx || idx > STR_SCRATCH_LAST)
+		return -EINVAL;	/* cannot happen: len <= FXT_MAX_STRING_LEN */
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_STRING, words) | FIELD(idx, 16, 30) |
+		    FIELD(len, 32, 46));
+	put_stream(p + 1, s, len);
+	w->stats.string_records++;
+	return 0;
+}
+
+static void str_map_insert(struct fxt_writer *w, unsigned idx)
+{
+	unsigned b = w->str[idx].hash & (STR_BUCKETS - 1);
+
+	while (w->str_buckets[b])
+		b = (b + 1) & (STR_BUCKETS - 1);
+	w->str_buckets[b] = (uint16_t)idx;
+	w->str[idx].in_map = true;
+}
+
+/* Linear probing with backward-shift deletion: no tombstones. */
+static void str_map_remove(struct fxt_writer *w, unsigned idx)
+{
+	unsigned i = w->str[idx].hash & (STR_BUCKETS - 1);
+	unsigned j;
+
+	while (w->str_buckets[i] != idx)
+		i = (i + 1) & (STR_BUCKETS - 1);
+	j = i;
+	for (;;) {
+		unsigned home;
+
+		j = (j + 1) & (STR_BUCKETS - 1);
+		if (!w->str_buckets[j])
+			break;
+		home = w->str[w->str_buckets[j]].hash & (STR_BUCKETS - 1);
+		/* Leave it if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		w->str_buckets[i] = w->str_buckets[j];
+		i = j;
+	}
+	w->str_buckets[i] = 0;
+	w->str[idx].in_map = false;
+}
+
+/*
+ * A slot for a new interned string: a never-used one, else CLOCK: skip
+ * pinned slots and those the current record references, give referenced
+ * slots a second chance.  Terminates within two turns of the hand because
+ * fewer than STR_INTERN_LAST slots are pinned or stamped (static asserts).
+ */
+static unsigned str_alloc_slot(struct fxt_writer *w)
+{
+	if (w->str_next <= STR_INTERN_LAST)
+		return w->str_next++;
+	for (;;) {
+		unsigned idx = w->str_hand;
+		struct str_slot *s = &w->str[idx];
+
+		w->str_hand = idx == STR_INTERN_LAST ? 1 : idx + 1;
+		if (s->pinned || s->stamp == w->serial)
+			continue;
+		if (s->referenced) {
+			s->referenced = false;
+			continue;
+		}
+		if (s->in_map)
+			str_map_remove(w, idx);
+		w->stats.string_evictions++;
+		return idx;
+	}
+}
+
+/* A scratch slot for a string too long to intern: a new record each use. */
+static int str_scratch(struct fxt_writer *w, const char *s, size_t len)
+{
+	unsigned k;
+	int err;
+
+	for (unsigned tries = 0;; tries++) {
+		k = w->scratch_hand;
+		w->scratch_hand = (k + 1) % STR_SCRATCH_COUNT;
+		if (w->scratch_stamp[k] != w->serial)
+			break;
+		if (tries >= STR_SCRATCH_COUNT)
+			return -EINVAL;	/* cannot happen: static assert */
+	}
+	w->scratch_stamp[k] = w->serial;
+	err = write_string_record(w, STR_SCRATCH_FIRST + k, s, len);
+	return err ? err : (int)(STR_SCRATCH_FIRST + k);
+}
+
+/*
+ * The string ref (0 for "", else a table index whose string record has been
+ * written) for len bytes at s, or the sticky error.
+ */
+static int str_ref(struct fxt_writer *w, const char *s, size_t len)
+{
+	struct str_slot *slot;
+	unsigned b, idx;
+	uint32_t h;
+	int err;
+
+	if (!len)
+		return 0;
+	if (len > FXT_MAX_STRING_LEN) {
+		len = utf8_cut(s, FXT_MAX_STRING_LEN);
+		w->stats.strings_truncated++;
+	}
+	if (len > FXT_INTERN_MAX_LEN)
+		return str_scratch(w, s, len);
+
+	h = hash_bytes(s, len);
+	b = h & (STR_BUCKETS - 1);
+	while ((idx = w->str_buckets[b])) {
+		slot = &w->str[idx];
+		if (slot->hash == h && slot->len == len &&
+		    !memcmp(slot->buf, s, len)) {
+			slot->referenced = true;
+			slot->stamp = w->serial;
+			return (int)idx;
+		}
+		b = (b + 1) & (STR_BUCKETS - 1);
+	}
+
+	idx = str_alloc_slot(w);
+	slot = &w->str[idx];
+	if (slot->cap < len) {
+		uint32_t cap = (uint32_t)((len + 31) & ~(size_t)31);
+		char *nb = realloc(slot->buf, cap);
+
+		if (!nb) {
+			/* Keep going without this copy: the slot stays free
+			 * (referenced = false) and the string goes out as a
+			 * scratch record. */
+			slot->len = 0;
+			slot->referenced = false;
+			slot->stamp = 0;
+			return str_scratch(w, s, len);
+		}
+		slot->buf = nb;
+		slot->cap = cap;
+	}
+	memcpy(slot->buf, s, len);
+	slot->len = (uint32_t)len;
+	slot->hash = h;
+	slot->stamp = w->serial;
+	slot->referenced = false;
+	str_map_insert(w, idx);
+	err = write_string_record(w, idx, s, len);
+	return err ? err : (int)idx;
+}
+
+static int str_ref_cstr(struct fxt_writer *w, const char *s)
+{
+	return s ? str_ref(w, s, strlen(s)) : 0;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static uint32_t hash_thread(uint64_t pid, uint64_t tid)
+{
+	uint64_t h = (pid * 0x9e3779b97f4a7c15ull) ^ tid;
+
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+static void thr_map_insert(struct fxt_writer *w, unsigned idx)
+{
+	unsigned b = w->thr[idx].hash & (THR_BUCKETS - 1);
+
+	while (w->thr_buckets[b])
+		b = (b + 1) & (THR_BUCKETS - 1);
+	w->thr_buckets[b] = (uint8_t)idx;
+}
+
+static void thr_map_remove(struct fxt_writer *w, unsigned idx)
+{
+	unsigned i = w->thr[idx].hash & (THR_BUCKETS - 1);
+	unsigned j;
+
+	while (w->thr_buckets[i] != idx)
+		i = (i + 1) & (THR_BUCKETS - 1);
+	j = i;
+	for (;;) {
+		unsigned home;
+
+		j = (j + 1) & (THR_BUCKETS - 1);
+		if (!w->thr_buckets[j])
+			break;
+		home = w->thr[w->thr_buckets[j]].hash & (THR_BUCKETS - 1);
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		w->thr_buckets[i] = w->thr_buckets[j];
+		i = j;
+	}
+	w->thr_buckets[i] = 0;
+}
+
+/*
+ * The thread ref (1..255) of th, writing its thread record if it is not in
+ * the table.  An event references a single thread, so any slot but the one
+ * returned may be recycled.
+ */
+static int thread_ref(struct fxt_writer *w, struct fxt_thread th)
+{
+	uint32_t h = hash_thread(th.pid, th.tid);
+	unsigned b = h & (THR_BUCKETS - 1);
+	struct thr_slot *slot;
+	unsigned idx;
+	uint64_t *p;
+
+	while ((idx = w->thr_buckets[b])) {
+		slot = &w->thr[idx];
+		if (slot->pid == th.pid && slot->tid == th.tid) {
+			slot->referenced = true;
+			return (int)idx;
+		}
+		b = (b + 1) & (THR_BUCKETS - 1);
+	}
+
+	if (w->thr_next <= THR_LAST) {
+		idx = w->thr_next++;
+	} else {
+		for (;;) {
+			idx = w->thr_hand;
+			w->thr_hand = idx == THR_LAST ? 1 : idx + 1;
+			if (!w->thr[idx].referenced)
+				break;
+			w->thr[idx].referenced = false;
+		}
+		thr_map_remove(w, idx);
+		w->stats.thread_evictions++;
+	}
+	slot = &w->thr[idx];
+	slot->pid = th.pid;
+	slot->tid = th.tid;
+	slot->hash = h;
+	slot->referenced = false;
+	thr_map_insert(w, idx);
+
+	p = reserve(w, 3);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_THREAD, 3) | FIELD(idx, 16, 23));
+	put_word(p + 1, th.pid);
+	put_word(p + 2, th.tid);
+	w->stats.thread_records++;
+	return (int)idx;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+struct arg_refs {
+	uint16_t name[FXT_MAX_ARGS];
+	uint16_t value[FXT_MAX_ARGS];	/* string args */
+	size_t words;			/* all args, headers included */
+};
+
+static unsigned arg_words(enum fxt_arg_type type)
+{
+	switch (type) {
+	case FXT_ARG_INT64:
+	case FXT_ARG_UINT64:
+	case FXT_ARG_DOUBLE:
+	case FXT_ARG_POINTER:
+	case FXT_ARG_KOID:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+static int check_args(const struct fxt_arg *args, unsigned nargs,
+		      unsigned max)
+{
+	if (nargs > max)
+		return -E2BIG;
+	if (nargs && !args)
+		return -EINVAL;
+	for (unsigned i = 0; i < nargs; i++) {
+		if ((unsigned)args[i].type > FXT_ARG_BOOL)
+			return -EINVAL;
+		if (args[i].type == FXT_ARG_STRING && args[i].len &&
+		    !args[i].v.str)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* Intern every name and string value; sum the words. */
+static int resolve_args(struct fxt_writer *w, const struct fxt_arg *args,
+			unsigned nargs, struct arg_refs *refs)
+{
+	int ref;
+
+	refs->words = 0;
+	for (unsigned i = 0; i < nargs; i++) {
+		ref = str_ref_cstr(w, args[i].name);
+		if (ref < 0)
+			return ref;
+		refs->name[i] = (uint16_t)ref;
+		refs->value[i] = 0;
+		if (args[i].type == FXT_ARG_STRING) {
+			ref = str_ref(w, args[i].v.str, args[i].len);
+			if (ref < 0)
+				return ref;
+			refs->value[i] = (uint16_t)ref;
+		}
+		refs->words += arg_words(args[i].type);
+	}
+	return 0;
+}
+
+/* Encode the args at p; returns the word after them. */
+static uint64_t *put_args(uint64_t *p, const struct fxt_arg *args,
+			  unsigned nargs, const struct arg_refs *refs)
+{
+	for (unsigned i = 0; i < nargs; i++) {
+		const struct fxt_arg *a = &args[i];
+		unsigned words = arg_words(a->type);
+		uint64_t hdr = FIELD(a->type, 0, 3) | FIELD(words, 4, 15) |
+			       FIELD(refs->name[i], 16, 31);
+		uint64_t value;
+
+		switch (a->type) {
+		case FXT_ARG_INT32:
+			hdr |= FIELD((uint32_t)a->v.i32, 32, 63);
+			break;
+		case FXT_ARG_UINT32:
+			hdr |= FIELD(a->v.u32, 32, 63);
+			break;
+		case FXT_ARG_STRING:
+			hdr |= FIELD(refs->value[i], 32, 47);
+			break;
+		case FXT_ARG_BOOL:
+			hdr |= FIELD(a->v.b ? 1 : 0, 32, 32);
+			break;
+		default:
+			break;
+		}
+		put_word(p++, hdr);
+		if (words == 1)
+			continue;
+		switch (a->type) {
+		case FXT_ARG_INT64:
+			value = (uint64_t)a->v.i64;
+			break;
+		case FXT_ARG_DOUBLE:
+			memcpy(&value, &a->v.f64, sizeof(value));
+			break;
+		case FXT_ARG_POINTER:
+			value = a->v.ptr;
+			break;
+		case FXT_ARG_KOID:
+			value = a->v.koid;
+			break;
+		default:
+			value = a->v.u64;
+			break;
+		}
+		put_word(p++, value);
+	}
+	return p;
+}
+
+/* ------------------------------------------------------------ records */
+
+static int refuse(struct fxt_writer *w, int err)
+{
+	w->stats.refused++;
+	return err;
+}
+
+static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
+		       struct fxt_thread th, const char *cat, const char *name,
+		       const struct fxt_arg *args, unsigned nargs,
+		       bool has_extra, uint64_t extra)
+{
+	struct arg_refs refs;
+	int tref, cref, nref, err;
+	size_t words;
+	uint64_t *p;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS);
+	if (err)
+		return refuse(w, err);
+	if (ts > INT64_MAX)
+		return refuse(w, -ERANGE);
+
+	w->serial++;
+	tref = thread_ref(w, th);
+	if (tref < 0)
+		return tref;
+	cref = str_ref_cstr(w, cat);
+	if (cref < 0)
+		return cref;
+	nref = str_ref_cstr(w, name);
+	if (nref < 0)
+		return nref;
+	err = resolve_args(w, args, nargs, &refs);
+	if (err)
+		return err;
+
+	/* header, timestamp, args, trailing word; no inline thread/strings */
+	words = 2 + refs.words + (has_extra ? 1 : 0);
+	if (words > FXT_MAX_RECORD_WORDS)
+		return refuse(w, -E2BIG);	/* cannot happen: <= 33 */
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(type, 16, 19) |
+		    FIELD(nargs, 20, 23) | FIELD(tref, 24, 31) |
+		    FIELD(cref, 32, 47) | FIELD(nref, 48, 63));
+	put_word(p + 1, ts);
+	p = put_args(p + 2, args, nargs, &refs);
+	if (has_extra)
+		put_word(p, extra);
+	w->stats.events++;
+	return 0;
+}
+
+int fxt_instant(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		const char *cat, const char *name,
+		const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_INSTANT, ts, th, cat, name, args, nargs,
+			   false, 0);
+}
+
+int fxt_counter(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		const char *cat, const char *name, uint64_t counter_id,
+		const struct fxt_arg *args, unsigned nargs)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS);
+	if (err)
+		return refuse(w, err);
+	if (!nargs)
+		return refuse(w, -EINVAL);
+	for (unsigned i = 0; i < nargs; i++) {
+		switch (args[i].type) {
+		case FXT_ARG_INT32:
+		case FXT_ARG_UINT32:
+		case FXT_ARG_INT64:
+		case FXT_ARG_UINT64:
+		case FXT_ARG_DOUBLE:
+			break;
+		default:
+			return refuse(w, -EINVAL);
+		}
+	}
+	return write_event(w, EVT_COUNTER, ts, th, cat, name, args, nargs,
+			   true, counter_id);
+}
+
+int fxt_duration_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		       const char *cat, const char *name,
+		       const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_DURATION_BEGIN, ts, th, cat, name, args,
+			   nargs, false, 0);
+}
+
+int fxt_duration_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		     const char *cat, const char *name,
+		     const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_DURATION_END, ts, th, cat, name, args, nargs,
+			   false, 0);
+}
+
+int fxt_duration_complete(struct fxt_writer *w, uint64_t ts, uint64_t end_ts,
+			  struct fxt_thread th, const char *cat,
+			  const char *name,
+			  const struct fxt_arg *args, unsigned nargs)
+{
+	if (w->err)
+		return w->err;
+	if (end_ts < ts)
+		return refuse(w, -EINVAL);
+	if (end_ts > INT64_MAX)
+		return refuse(w, -ERANGE);
+	return write_event(w, EVT_DURATION_COMPLETE, ts, th, cat, name, args,
+			   nargs, true, end_ts);
+}
+
+int fxt_async_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		    const char *cat, const char *name, uint64_t id,
+		    const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_ASYNC_BEGIN, ts, th, cat, name, args, nargs,
+			   true, id);
+}
+
+int fxt_async_instant(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		      const char *cat, const char *name, uint64_t id,
+		      const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_ASYNC_INSTANT, ts, th, cat, name, args,
+			   nargs, true, id);
+}
+
+int fxt_async_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		  const char *cat, const char *name, uint64_t id,
+		  const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_ASYNC_END, ts, th, cat, name, args, nargs,
+			   true, id);
+}
+
+int fxt_flow_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		   const char *cat, const char *name, uint64_t id,
+		   const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_FLOW_BEGIN, ts, th, cat, name, args, nargs,
+			   true, id);
+}
+
+int fxt_flow_step(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		  const char *cat, const char *name, uint64_t id,
+		  const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_FLOW_STEP, ts, th, cat, name, args, nargs,
+			   true, id);
+}
+
+int fxt_flow_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
+		 const char *cat, const char *name, uint64_t id,
+		 const struct fxt_arg *args, unsigned nargs)
+{
+	return write_event(w, EVT_FLOW_END, ts, th, cat, name, args, nargs,
+			   true, id);
+}
+
+static int write_kernel_object(struct fxt_writer *w, unsigned obj_type,
+			       uint64_t koid, const char *name,
+			       const struct fxt_arg *args, unsigned nargs)
+{
+	struct arg_refs refs;
+	int nref, err;
+	size_t words;
+	uint64_t *p;
+
+	w->serial++;
+	nref = str_ref_cstr(w, name);
+	if (nref < 0)
+		return nref;
+	err = resolve_args(w, args, nargs, &refs);
+	if (err)
+		return err;
+	words = 2 + refs.words;
+	if (words > FXT_MAX_RECORD_WORDS)
+		return refuse(w, -E2BIG);
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_KERNEL_OBJECT, words) |
+		    FIELD(obj_type, 16, 23) | FIELD(nref, 24, 39) |
+		    FIELD(nargs, 40, 43));
+	put_word(p + 1, koid);
+	put_args(p + 2, args, nargs, &refs);
+	return 0;
+}
+
+int fxt_name_process(struct fxt_writer *w, uint64_t pid, const char *name,
+		     const struct fxt_arg *args, unsigned nargs)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS);
+	if (err)
+		return refuse(w, err);
+	return write_kernel_object(w, KOBJ_PROCESS, pid, name, args, nargs);
+}
+
+int fxt_name_thread(struct fxt_writer *w, struct fxt_thread th,
+		    const char *name,
+		    const struct fxt_arg *args, unsigned nargs)
+{
+	struct fxt_arg all[FXT_MAX_ARGS];
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS - 1);
+	if (err)
+		return refuse(w, err);
+	/* Perfetto reads the thread's pid from this koid argument only. */
+	all[0] = fxt_arg_koid("process", th.pid);
+	if (nargs)
+		memcpy(&all[1], args, nargs * sizeof(*args));
+	return write_kernel_object(w, KOBJ_THREAD, th.tid, name, all,
+				   nargs + 1);
+}
+
+static int write_scheduling(struct fxt_writer *w, uint64_t header_bits,
+			    const uint64_t *body, unsigned nbody,
+			    const struct fxt_arg *args, unsigned nargs)
+{
+	struct arg_refs refs;
+	size_t words;
+	uint64_t *p;
+	int err;
+
+	w->serial++;
+	err = resolve_args(w, args, nargs, &refs);
+	if (err)
+		return err;
+	words = 1 + nbody + refs.words;
+	if (words > FXT_MAX_RECORD_WORDS)
+		return refuse(w, -E2BIG);
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_SCHEDULING, words) | header_bits |
+		    FIELD(nargs, 16, 19));
+	for (unsigned i = 0; i < nbody; i++)
+		put_word(p + 1 + i, body[i]);
+	put_args(p + 1 + nbody, args, nargs, &refs);
+	return 0;
+}
+
+int fxt_context_switch(struct fxt_writer *w, uint64_t ts, uint32_t cpu,
+		       enum fxt_thread_state out_state, uint64_t out_tid,
+		       uint64_t in_tid,
+		       const struct fxt_arg *args, unsigned nargs)
+{
+	uint64_t body[3] = { ts, out_tid, in_tid };
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS);
+	if (err)
+		return refuse(w, err);
+	if (cpu > 0xffff || (unsigned)out_state > FXT_THREAD_DEAD)
+		return refuse(w, -EINVAL);
+	if (ts > INT64_MAX)
+		return refuse(w, -ERANGE);
+	return write_scheduling(w, FIELD(cpu, 20, 35) |
+				   FIELD(out_state, 36, 39) |
+				   FIELD(SCHED_CONTEXT_SWITCH, 60, 63),
+				body, 3, args, nargs);
+}
+
+int fxt_thread_wakeup(struct fxt_writer *w, uint64_t ts, uint32_t cpu,
+		      uint64_t tid, const struct fxt_arg *args, unsigned nargs)
+{
+	uint64_t body[2] = { ts, tid };
+	int err;
+
+	if (w->err)
+		return w->err;
+	err = check_args(args, nargs, FXT_MAX_ARGS);
+	if (err)
+		return refuse(w, err);
+	if (cpu > 0xffff)
+		return refuse(w, -EINVAL);
+	if (ts > INT64_MAX)
+		return refuse(w, -ERANGE);
+	return write_scheduling(w, FIELD(cpu, 20, 35) |
+				   FIELD(SCHED_THREAD_WAKEUP, 60, 63),
+				body, 2, args, nargs);
+}
+
+int fxt_writer_pin_string(struct fxt_writer *w, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	int idx;
+
+	if (w->err)
+		return w->err;
+	if (!len || len > FXT_INTERN_MAX_LEN)
+		return -EINVAL;
+	w->serial++;
+	idx = str_ref(w, s, len);
+	if (idx < 0)
+		return idx;
+	if (idx >= STR_SCRATCH_FIRST)
+		return -ENOMEM;	/* no memory for the copy: not interned */
+	if (w->str[idx].pinned)
+		return idx;
+	if (w->npinned >= FXT_MAX_PINNED)
+		return -ENOSPC;
+	w->str[idx].pinned = true;
+	w->npinned++;
+	return idx;
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+static int file_sink(void *ctx, const void *data, size_t len)
+{
+	FILE *f = ctx;
+
+	errno = 0;
+	if (fwrite(data, 1, len, f) == len)
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+struct fxt_writer *fxt_writer_new(fxt_sink_fn sink, void *ctx)
+{
+	struct fxt_writer *w = calloc(1, sizeof(*w));
+	uint64_t *p;
+
+	if (!w)
+		goto fail;
+	w->sink = sink;
+	w->sink_ctx = ctx;
+	w->buf = malloc(OUT_BUFFER_SIZE);
+	w->str = calloc(STR_INTERN_LAST + 1, sizeof(*w->str));
+	w->str_buckets = calloc(STR_BUCKETS, sizeof(*w->str_buckets));
+	if (!w->buf || !w->str || !w->str_buckets)
+		goto fail;
+	w->str_next = 1;
+	w->str_hand = 1;
+	w->thr_next = 1;
+	w->thr_hand = 1;
+	/* Stamps start at 0; the first record has serial 1. */
+
+	p = reserve(w, 1);
+	put_word(p, FXT_MAGIC);
+	p = reserve(w, 2);
+	put_word(p, REC_HEADER(REC_INITIALIZATION, 2));
+	put_word(p + 1, FXT_TICKS_PER_SECOND);
+	/* Every thread object carries it (string index 1 from here on). */
+	if (fxt_writer_pin_string(w, "process") < 0)
+		goto fail;
+	return w;
+
+fail:
+	fxt_writer_free(w);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct fxt_writer *fxt_writer_new_file(FILE *f)
+{
+	struct fxt_writer *w = fxt_writer_new(file_sink, f);
+
+	if (w)
+		w->file = f;
+	return w;
+}
+
+int fxt_writer_flush(struct fxt_writer *w)
+{
+	return flush_buffer(w);
+}
+
+int fxt_writer_error(const struct fxt_writer *w)
+{
+	return w->err;
+}
+
+void fxt_writer_get_stats(const struct fxt_writer *w,
+			  struct fxt_writer_stats *stats)
+{
+	*stats = w->stats;
+}
+
+void fxt_writer_free(struct fxt_writer *w)
+{
+	if (!w)
+		return;
+	if (w->str)
+		for (unsigned i = 0; i <= STR_INTERN_LAST; i++)
+			free(w->str[i].buf);
+	free(w->str);
+	free(w->str_buckets);
+	free(w->buf);
+	free(w);
+}
+
+int fxt_writer_close(struct fxt_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = flush_buffer(w);
+	if (!err && w->file) {
+		errno = 0;
+		if (fflush(w->file) || ferror(w->file))
+			err = errno ? -errno : -EIO;
+	}
+	fxt_writer_free(w);
+	return err;
+}
