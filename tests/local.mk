@@ -27,6 +27,24 @@ check-needs-check:
 	@exit 1
 endif
 
+# --- FXT writer and reader (issue 5) --------------------------------------
+# tests/libfxtreader.a: an FXT reader independent of converter/fxt_writer,
+# for any test that checks FXT output.  tests/check_fxt: writer round trips,
+# interning, limits, the golden file (regenerate on purpose with
+# RINGSIDE_REGENERATE_GOLDEN=1 make check TESTS=tests/check_fxt).
+if HAVE_CHECK
+noinst_LIBRARIES += tests/libfxtreader.a
+tests_libfxtreader_a_SOURCES = tests/fxt_reader.c tests/fxt_reader.h
+check_PROGRAMS += tests/check_fxt
+tests_check_fxt_SOURCES = tests/check_fxt.c
+tests_check_fxt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter
+tests_check_fxt_CFLAGS = $(TEST_CFLAGS)
+tests_check_fxt_LDADD = tests/libfxtreader.a converter/libfxt.a $(TEST_LIBS)
+TESTS += tests/check_fxt
+endif
+EXTRA_DIST += tests/golden/fxt_writer_basic.fxt
+# --- end FXT --------------------------------------------------------------
+
 # --- uring-convert (issue 4) ----------------------------------------------
 # tests/check_convert: the request model on synthetic logs (paths, reuse,
 # losses, links, overflow, syscalls, selection).  tests/check_convert_output:
