@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,21 @@ int parse_time_arg(const char *s, struct time_arg *t)
 	return -1;
 }
 
+/* One error line (argp_error would add a second, "Try --help"). */
+static error_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static error_t bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uring-convert: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see uring-convert --help)\n", stderr);
+	return EINVAL;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct options *o = state->input;
@@ -120,11 +136,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "fxt"))
 			o->format = FORMAT_FXT;
 		else
-			argp_error(state, "--format: unknown format '%s' (summary, json, csv or fxt)", arg);
+			return bad("--format: unknown format '%s' (summary, json, csv or fxt)", arg);
 		break;
 	case 'o':
 		if (!*arg)
-			argp_error(state, "-o: empty path");
+			return bad("-o: empty path");
 		o->output = arg;
 		break;
 	case OPT_FORCE:
@@ -135,22 +151,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		struct time_arg *t = key == OPT_START ? &o->start : &o->end;
 
 		if (parse_time_arg(arg, t))
-			argp_error(state, "--%s: '%s' is not a time (use +1.5s, 500ms, or 2024-05-01T12:00:00Z)",
+			return bad("--%s: '%s' is not a time (use +1.5s, 500ms, or 2024-05-01T12:00:00Z)",
 				   key == OPT_START ? "start" : "end", arg);
 		break;
 	}
 	case OPT_PID:
 		if (parse_uint(arg, INT32_MAX, &v) || !v)
-			argp_error(state, "--pid: '%s' is not a process id", arg);
+			return bad("--pid: '%s' is not a process id", arg);
 		if (o->npids == OPT_MAX_SELECT)
-			argp_error(state, "--pid: at most %d", OPT_MAX_SELECT);
+			return bad("--pid: at most %d", OPT_MAX_SELECT);
 		o->pids[o->npids++] = (uint32_t)v;
 		break;
 	case OPT_RING:
 		if (parse_uint(arg, UINT32_MAX, &v) || !v)
-			argp_error(state, "--ring: '%s' is not a ring number (1, 2, ... as in the summary)", arg);
+			return bad("--ring: '%s' is not a ring number (1, 2, ... as in the summary)", arg);
 		if (o->nrings == OPT_MAX_SELECT)
-			argp_error(state, "--ring: at most %d", OPT_MAX_SELECT);
+			return bad("--ring: at most %d", OPT_MAX_SELECT);
 		o->rings[o->nrings++] = (unsigned)v;
 		break;
 	case OPT_INFO:
@@ -161,12 +177,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (o->log_path)
-			argp_error(state, "one LOG at a time (got '%s' and '%s')", o->log_path, arg);
+			return bad("one LOG at a time (got '%s' and '%s')", o->log_path, arg);
 		o->log_path = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!o->log_path)
-			argp_error(state, "no LOG given");
+			return bad("no LOG given");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

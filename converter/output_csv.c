@@ -46,9 +46,20 @@ static const char *const csv_names[CSV_NFILES] = {
 #define MAX_EVENT_COLUMNS 128
 
 struct event_column {
-	const char *name;
+	const char *name;		/* field name in the layout */
+	const char *header;		/* column name in events.csv */
 	enum ev_kind kind;
 };
+
+/* Record fields whose names collide with the leading columns. */
+static const char *column_header(const char *field)
+{
+	if (!strcmp(field, "ring"))
+		return "ring_id";	/* "ring" is the ring number */
+	if (!strcmp(field, "comm"))
+		return "subject_comm";	/* "comm" is the name of the header's task */
+	return field;
+}
 
 struct csv {
 	struct output base;
@@ -511,6 +522,7 @@ static void build_event_columns(struct csv *c)
 				if (c->ncols == MAX_EVENT_COLUMNS)
 					continue;
 				c->cols[c->ncols].name = fld->name;
+				c->cols[c->ncols].header = column_header(fld->name);
 				c->cols[c->ncols].kind = fld->kind;
 				c->ncols++;
 			}
@@ -737,7 +749,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	f = c->f[CSV_EVENTS];
 	fputs("time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,flags", f);
 	for (size_t i = 0; i < c->ncols; i++)
-		fprintf(f, ",%s", c->cols[i].name);
+		fprintf(f, ",%s", c->cols[i].header);
 	fputs(",errno\r\n", f);
 	return 0;
 }

@@ -118,7 +118,6 @@ static void recording(struct jsonout *j, struct json_out *o, const struct output
 	json_kv_str(o, "stop_message", t->stop_message);
 	json_kv_str(o, "io_wq_tracking", m->io_wq_tracking);
 	json_kv_str(o, "selection", m->selection);
-	json_kv_str(o, "converter_version", m->converter_version);
 	json_obj_end(o);
 }
 

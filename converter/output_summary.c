@@ -341,7 +341,7 @@ static void print_losses(struct summary *s, const struct output_totals *t)
 	}
 	if (!r->nlosses)
 		return;
-	fprintf(f, "\nLoss windows by CPU\n");
+	fprintf(f, "\nLoss windows by CPU (times since the recording start)\n");
 	fprintf(f, "%6s %8s %12s %12s %12s  %s\n", "cpu", "windows", "events", "first", "last",
 		"sources");
 	for (size_t i = 0; i < r->nlosses; i++) {
@@ -349,10 +349,10 @@ static void print_losses(struct summary *s, const struct output_totals *t)
 		char cpu[16];
 
 		snprintf(cpu, sizeof(cpu), "%u", c->cpu);
+		snprintf(a, sizeof(a), "%.6fs", (double)timebase_rel(s->meta.tb, c->first_ts) / 1e9);
+		snprintf(b, sizeof(b), "%.6fs", (double)timebase_rel(s->meta.tb, c->last_ts) / 1e9);
 		fprintf(f, "%6s %8" PRIu64 " %12" PRIu64 " %12s %12s ",
-			c->cpu == LOG_STREAM_GLOBAL ? "-" : cpu, c->windows, c->events,
-			fmt_dur((uint64_t)timebase_rel(s->meta.tb, c->first_ts), a, sizeof(a)),
-			fmt_dur((uint64_t)timebase_rel(s->meta.tb, c->last_ts), b, sizeof(b)));
+			c->cpu == LOG_STREAM_GLOBAL ? "-" : cpu, c->windows, c->events, a, b);
 		for (unsigned src = 0, first = 1; src < LOSS_SOURCE_COUNT; src++) {
 			if (!c->by_source[src] && !(src == LOSS_FRAME_GAP && c->events == 0))
 				continue;

@@ -65,5 +65,19 @@ tests_check_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_
 tests_check_convert_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert
+check_PROGRAMS += tests/check_convert_output
+tests_check_convert_output_SOURCES = tests/check_convert_output.c
+tests_check_convert_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_output_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_output_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_output
 endif
+TESTS += tests/convert_pandas.sh
+EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
+	tests/golden/convert_v1.log tests/golden/convert_v1/summary.txt \
+	tests/golden/convert_v1/summary.json tests/golden/convert_v1/requests.csv \
+	tests/golden/convert_v1/syscalls.csv tests/golden/convert_v1/events.csv \
+	tests/golden/convert_v1/losses.csv tests/golden/convert_v1/loss_counters.csv \
+	tests/golden/convert_v1/tasks.csv tests/golden/convert_v1/rings.csv \
+	tests/golden/convert_v1/counters.csv
 # --- end uring-convert ----------------------------------------------------

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * uring-convert's outputs and command line: golden summary/JSON/CSV for a
+ * small synthetic log (byte-exact; regenerate on purpose with
+ * RINGSIDE_REGENERATE_GOLDEN=1 and review the diff), RFC 4180 quoting of
+ * odd task names, bad command lines, and memory that does not grow with
+ * the number of requests.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "convert_test.h"
+#include "test_util.h"
+
+extern char **environ;
+
+#define GOLDEN_LOG "convert_v1.log"
+#define GOLDEN_DIR "convert_v1"
+#define US 1000ull
+#define MS 1000000ull
+#define RING 0x5a5a000011110000ull
+#define RING_B 0x5a5a000022220000ull
+
+static const char *const csv_files[] = {
+	"requests.csv", "syscalls.csv", "events.csv", "losses.csv", "loss_counters.csv",
+	"tasks.csv", "rings.csv", "counters.csv",
+};
+
+static bool regenerate(void)
+{
+	const char *v = getenv("RINGSIDE_REGENERATE_GOLDEN");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/*
+ * The golden log: one process with two threads, an io-wq worker and two
+ * rings; inline, task-work, io-wq, poll, failed, drained and linked (with a
+ * failure) requests, multishot and aux CQEs, a CQ overflow, a short write,
+ * a loss window, task names that need CSV quoting, clock and loss frames.
+ */
+static void write_golden_log(const char *path)
+{
+	struct synth_options opt = { .ncpus = 2, .hostname = "golden-host" };
+	struct scen sc = { 0 };
+	uint64_t t = T0;
+
+	sc.s = synth_log_create(path, &opt);
+	{
+		struct ev_task tasks[] = {
+			{ SYNTH_HDR(EV_TASK, T0 - 500 * MS, 4000, 4000), .subject_tid = 4000,
+			  .subject_tgid = 4000, .parent_tgid = 1, .comm = "db,server",
+			  .reason = EV_TASK_EXISTING },
+			{ SYNTH_HDR(EV_TASK, T0 - 500 * MS, 4001, 4000), .subject_tid = 4001,
+			  .subject_tgid = 4000, .parent_tgid = 1, .comm = "io \"fast\"",
+			  .reason = EV_TASK_EXISTING },
+		};
+
+		synth_tasks(sc.s, tasks, 2);
+	}
+	ev_task(&sc, t, 4002, 4000, "iou-wrk-4000", EV_PF_IO_WORKER, EV_TASK_FORK);
+	/* setup of ring A */
+	{
+		struct ev_setup_begin sb = { SYNTH_HDR(EV_SETUP_BEGIN, t + 1 * US, 4000, 4000),
+					     .entries = 64, .setup_flags = 0 };
+		struct ev_setup_end se = { SYNTH_HDR(EV_SETUP_END, t + 30 * US, 4000, 4000),
+					   .ret = 5 };
+
+		sb.flags = EVF_PARAMS_VALID;
+		SYNTH_EMIT(sc.s, 0, sb);
+		ev_create(&sc, t + 29 * US, 4000, 4000, RING, 5, 0);
+		SYNTH_EMIT(sc.s, 0, se);
+	}
+	/* enter: NOP inline, READ task-work (after a wait), WRITE io-wq */
+	t += 1 * MS;
+	ev_enter_begin(&sc, t, 4000, 4000, RING, 5, 3, 2, 1);
+	ev_submit(&sc, t + 2 * US, 4000, 4000, RING, 0x11, 0, 1, 0, 0);
+	ev_submit(&sc, t + 4 * US, 4000, 4000, RING, 0x12, 22, 2, 0, 0);
+	ev_submit(&sc, t + 6 * US, 4000, 4000, RING, 0x13, 23, 3, 16, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, t + 7 * US, 4000, 4000, RING, 0x13, 3);
+	ev_complete(&sc, t + 8 * US, 4000, 4000, RING, 0x11, 1, 0, 0);
+	ev_cqring_wait(&sc, t + 10 * US, 4000, 4000, RING, 2);
+	sc.cpu = 1;
+	{
+		struct ev_sched_switch sw = { SYNTH_HDR(EV_SCHED_SWITCH, t + 20 * US, 0, 0),
+					      .next_tid = 4002, .next_tgid = 4000 };
+
+		SYNTH_EMIT(sc.s, 1, sw);
+	}
+	ev_complete(&sc, t + 90 * US, 4002, 4000, RING, 0x13, 3, 4096, 0);
+	sc.cpu = 0;
+	ev_complete(&sc, t + 120 * US, 4000, 4000, RING, 0x12, 2, 4096, 0);
+	ev_tw_run(&sc, t + 121 * US, 4000, 4000, 1);
+	ev_enter_end(&sc, t + 125 * US, 4000, 4000, RING, 3);
+	/* thread 4001 on ring B: poll, failed, drained, a failing chain */
+	t += 1 * MS;
+	ev_create(&sc, t, 4001, 4000, RING_B, 6, 1u << 12);
+	ev_enter_begin(&sc, t + 1 * US, 4001, 4000, RING_B, 6, 6, 0, 0);
+	ev_submit(&sc, t + 2 * US, 4001, 4000, RING_B, 0x21, 27, 10, 0, 0);
+	ev_req(&sc, EV_POLL_ARM, t + 3 * US, 4001, 4000, RING_B, 0x21, 10);
+	ev_req_failed(&sc, t + 4 * US, 4001, 4000, RING_B, 0x22, 22, 11, -9);
+	ev_complete(&sc, t + 5 * US, 4001, 4000, RING_B, 0x22, 11, -9, 0);
+	ev_submit(&sc, t + 6 * US, 4001, 4000, RING_B, 0x23, 3, 12, 2, 0);
+	ev_req(&sc, EV_DEFER, t + 7 * US, 4001, 4000, RING_B, 0x23, 12);
+	ev_submit(&sc, t + 8 * US, 4001, 4000, RING_B, 0x24, 23, 13, 4, 0);
+	ev_submit(&sc, t + 9 * US, 4001, 4000, RING_B, 0x25, 23, 14, 0, 0);
+	ev_link(&sc, t + 9 * US + 1, 4001, 4000, RING_B, 0x25, 0x24);
+	ev_complete(&sc, t + 10 * US, 4001, 4000, RING_B, 0x24, 13, -28, 0);
+	ev_fail_link(&sc, t + 10 * US + 1, 4001, 4000, RING_B, 0x24, 0x25);
+	ev_complete(&sc, t + 11 * US, 4001, 4000, RING_B, 0x25, 14, -125, 0);
+	ev_enter_end(&sc, t + 12 * US, 4001, 4000, RING_B, 6);
+	ev_complete(&sc, t + 13 * US, 4001, 4000, RING_B, 0x23, 12, 0, 0);
+	ev_req(&sc, EV_TASK_ADD, t + 300 * US, 0, 0, RING_B, 0x21, 10);
+	ev_complete(&sc, t + 301 * US, 4001, 4000, RING_B, 0x21, 10, 1, 0);
+	synth_flush(sc.s);
+	/* multishot, aux CQE, overflow, short write, a loss window */
+	t += 1 * MS;
+	ev_submit(&sc, t, 4000, 4000, RING, 0x31, 13, 20, 0, 0);
+	ev_complete(&sc, t + 10 * US, 4000, 4000, RING, 0x31, 20, 7, 2);
+	ev_complete(&sc, t + 20 * US, 4000, 4000, RING, 0x31, 20, 8, 2);
+	ev_complete(&sc, t + 30 * US, 4000, 4000, RING, 0, 99, 0, 0);
+	ev_submit(&sc, t + 40 * US, 4000, 4000, RING, 0x32, 0, 21, 0, 0);
+	ev_overflow(&sc, t + 41 * US, 4000, 4000, RING, 21, 0, false);
+	{
+		struct ev_short_write sw = { SYNTH_HDR(EV_SHORT_WRITE, t + 50 * US, 4002, 4000),
+					     .ring = RING, .fpos = 8192, .wanted = 4096,
+					     .got = 1024 };
+
+		SYNTH_EMIT(sc.s, 0, sw);
+	}
+	sc.cpu = 1;
+	ev_lost(&sc, t + 60 * US, t + 70 * US, 3);
+	sc.cpu = 0;
+	ev_submit(&sc, t + 80 * US, 4000, 4000, RING, 0x33, 22, 22, 0, 0);	/* open at end */
+	synth_flush(sc.s);
+	{
+		struct log_loss_row rows[] = {
+			{ .cpu = 0, .kind = EV_LOSS_RING_FULL, .count = 0 },
+			{ .cpu = 1, .kind = EV_LOSS_RING_FULL, .count = 3 },
+			{ .cpu = 1, .kind = EV_LOSS_RING_FULL, .event_type = EV_COMPLETE, .count = 3 },
+		};
+		struct log_clock_snapshot clk = {
+			.boot_ns = T0 + 10 * MS, .mono_ns = T0 + 10 * MS,
+			.real_ns = 1700000000000000000ull + (T0 + 10 * MS - 1000000000ull) + 5000,
+			.tai_ns = 0,
+		};
+
+		synth_loss(sc.s, rows, 3, t + 100 * US);
+		synth_frame(sc.s, LOG_FRAME_CLOCK, 0, LOG_STREAM_GLOBAL, 1, &clk, sizeof(clk));
+	}
+	synth_finish(sc.s, "signal");
+}
+
+/* Run the real uring-convert; returns the exit status, stderr in *errout. */
+static const char *convert_binary(void)
+{
+	static char *resolved;
+	const char *p = getenv("URING_CONVERT");
+
+	if (!p || !*p)
+		p = "converter/uring-convert";
+	if (!resolved)
+		resolved = realpath(p, NULL);	/* before any chdir() */
+	return resolved ? resolved : p;
+}
+
+static int run_cli(const char *const *args, char **errout, char **outout)
+{
+	char *dir = test_tmpdir();
+	char *errp = test_path(dir, "stderr"), *outp = test_path(dir, "stdout");
+	posix_spawn_file_actions_t fa;
+	const char *argv[32];
+	size_t n = 0, size;
+	pid_t pid;
+	int status;
+
+	argv[n++] = convert_binary();
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	ck_assert_msg(posix_spawn(&pid, argv[0], &fa, NULL, (char **)argv, environ) == 0,
+		      "cannot run %s (set URING_CONVERT)", argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	*errout = (char *)test_read_file(errp, &size);
+	if (outout)
+		*outout = (char *)test_read_file(outp, &size);
+	test_rmtree(dir);
+	free(dir);
+	free(errp);
+	free(outp);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static unsigned lines(const char *s)
+{
+	unsigned n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void compare_or_write(const char *got_path, const char *golden_path)
+{
+	size_t gl, el;
+	unsigned char *got = test_read_file(got_path, &gl);
+
+	if (regenerate()) {
+		test_write_file(golden_path, got, gl);
+		free(got);
+		return;
+	}
+	unsigned char *exp = test_read_file(golden_path, &el);
+
+	if (gl != el || memcmp(got, exp, gl)) {
+		size_t i = 0;
+
+		while (i < gl && i < el && got[i] == exp[i])
+			i++;
+		ck_abort_msg("%s differs from %s at byte %zu (run with RINGSIDE_REGENERATE_GOLDEN=1 to update on purpose)",
+			     got_path, golden_path, i);
+	}
+	free(got);
+	free(exp);
+}
+
+START_TEST(test_golden)
+{
+	char *rel = test_path(test_srcdir(), "tests/golden");
+	char *golden = realpath(rel, NULL);
+	char *gdir;
+	char *tmp = test_tmpdir();
+	char *csvdir = test_path(tmp, "csv");
+	char *out, *exp;
+	char *err = NULL, *so = NULL;
+
+	ck_assert_msg(golden != NULL, "%s: %s", rel, strerror(errno));
+	free(rel);
+	gdir = test_path(golden, GOLDEN_DIR);
+
+	if (regenerate()) {
+		char *log = test_path(golden, GOLDEN_LOG);
+
+		mkdir(gdir, 0755);
+		write_golden_log(log);
+		free(log);
+	}
+	/* Convert by a relative name so that the outputs do not depend on
+	 * where the source tree is. */
+	convert_binary();
+	ck_assert_int_eq(chdir(golden), 0);
+	out = test_path(tmp, "summary.txt");
+	{
+		const char *args[] = { "--format=summary", "-o", out, GOLDEN_LOG, NULL };
+
+		ck_assert_int_eq(run_cli(args, &err, &so), 0);
+		free(err);
+		free(so);
+	}
+	exp = test_path(gdir, "summary.txt");
+	compare_or_write(out, exp);
+	free(out);
+	free(exp);
+	out = test_path(tmp, "summary.json");
+	{
+		const char *args[] = { "--format=json", "-o", out, GOLDEN_LOG, NULL };
+
+		ck_assert_int_eq(run_cli(args, &err, &so), 0);
+		free(err);
+		free(so);
+	}
+	exp = test_path(gdir, "summary.json");
+	compare_or_write(out, exp);
+	free(out);
+	free(exp);
+	{
+		const char *args[] = { "--format=csv", "-o", csvdir, GOLDEN_LOG, NULL };
+
+		ck_assert_int_eq(run_cli(args, &err, &so), 0);
+		free(err);
+		free(so);
+	}
+	for (size_t i = 0; i < sizeof(csv_files) / sizeof(csv_files[0]); i++) {
+		char *got = test_path(csvdir, csv_files[i]);
+
+		exp = test_path(gdir, csv_files[i]);
+		compare_or_write(got, exp);
+		free(got);
+		free(exp);
+	}
+	test_rmtree(tmp);
+	free(tmp);
+	free(csvdir);
+	free(gdir);
+	free(golden);
+}
+END_TEST
+
+/* RFC 4180 quoting and UTF-8 repair of task names. */
+START_TEST(test_csv_quoting)
+{
+	struct scen sc;
+	char *dir, *tasks;
+	size_t size;
+	struct options o = { 0 };
+	struct output_config cfg = { 0 };
+	struct output *out;
+	char err[256];
+
+	scen_open(&sc, "names.log");
+	ev_task(&sc, T0, 10, 10, "a,b", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 11, 10, "say \"hi\"", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 12, 10, "two\nlines", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 13, 10, "bad\xff\xfe", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 14, 10, "na\xc3\xafve", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 15, 10, "NA", 0, EV_TASK_EXISTING);
+	scen_finish(&sc);
+	dir = test_path(sc.dir, "csv");
+	cfg.path = dir;
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_ptr_nonnull(out);
+	o.log_path = sc.path;
+	o.quiet = true;
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	tasks = test_path(dir, "tasks.csv");
+	{
+		char *text = (char *)test_read_file(tasks, &size);
+
+		ck_assert_ptr_nonnull(strstr(text, "\r\n10,10,,\"a,b\",thread,"));
+		ck_assert_ptr_nonnull(strstr(text, "\r\n10,11,,\"say \"\"hi\"\"\",thread,"));
+		ck_assert_ptr_nonnull(strstr(text, "\r\n10,12,,\"two\nlines\",thread,"));
+		ck_assert_ptr_nonnull(strstr(text, "\r\n10,13,,bad\\xff\\xfe,thread,"));
+		ck_assert_ptr_nonnull(strstr(text, "\r\n10,14,,na\xc3\xafve,thread,"));
+		free(text);
+	}
+	/* Refuses to overwrite without --force. */
+	out = output_csv_new(&cfg, err, sizeof(err));
+	{
+		FILE *devnull = fopen("/dev/null", "w");
+
+		ck_assert_int_eq(convert_into(&o, out, devnull), 1);
+		fclose(devnull);
+	}
+	cfg.force = true;
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	free(tasks);
+	free(dir);
+	scen_free(&sc);
+}
+END_TEST
+
+struct cli_case {
+	const char *args[8];
+	int status;
+	const char *needle;		/* in the first stderr line */
+};
+
+START_TEST(test_cli_errors)
+{
+	struct scen sc;
+	char *notlog, *existing;
+	char *err, *out;
+
+	scen_open(&sc, "cli.log");
+	ev_submit(&sc, T0, 1, 1, RING, 1, 0, 1, 0, 0);
+	scen_finish(&sc);
+	notlog = test_path(sc.dir, "notalog");
+	test_write_file(notlog, "hello world, not a log at all\n", 30);
+	existing = test_path(sc.dir, "exists.json");
+	test_write_file(existing, "{}", 2);
+	{
+		const struct cli_case cases[] = {
+			{ { NULL }, 2, "no LOG" },
+			{ { "--format=bogus", sc.path, NULL }, 2, "unknown format" },
+			{ { "--pid", "abc", sc.path, NULL }, 2, "not a process id" },
+			{ { "--ring", "0", sc.path, NULL }, 2, "not a ring number" },
+			{ { "--start", "soon", sc.path, NULL }, 2, "not a time" },
+			{ { "--start", "2s", "--end", "1s", sc.path, NULL }, 2, "after --end" },
+			{ { sc.path, sc.path, NULL }, 2, "one LOG at a time" },
+			{ { "/nonexistent/x.log", NULL }, 1, "cannot open" },
+			{ { sc.dir, NULL }, 1, "is a directory" },
+			{ { notlog, NULL }, 1, "not a ringside log" },
+			{ { "-o", existing, sc.path, NULL }, 1, "already exists" },
+			{ { "-o", sc.dir, "--format=json", sc.path, NULL }, 1, "is a directory" },
+			{ { "--format=fxt", sc.path, NULL }, 2, "not implemented yet" },
+			{ { "--format=csv", sc.path, NULL }, 2, "-o DIR" },
+			{ { "--format=csv", "-o", existing, sc.path, NULL }, 1, "not a directory" },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int st = run_cli(cases[i].args, &err, &out);
+
+			ck_assert_msg(st == cases[i].status, "case %zu: exit %d, want %d (%s)", i, st,
+				      cases[i].status, err);
+			ck_assert_msg(strstr(err, cases[i].needle), "case %zu: stderr '%s' lacks '%s'",
+				      i, err, cases[i].needle);
+			ck_assert_msg(lines(err) == 1, "case %zu: %u stderr lines: %s", i, lines(err), err);
+			free(err);
+			free(out);
+		}
+	}
+	{	/* --force overwrites; --info describes. */
+		const char *force[] = { "--force", "-o", existing, sc.path, NULL };
+		const char *info[] = { "--info", sc.path, NULL };
+
+		ck_assert_int_eq(run_cli(force, &err, &out), 0);
+		free(err);
+		free(out);
+		ck_assert_int_eq(run_cli(info, &err, &out), 0);
+		ck_assert_ptr_nonnull(strstr(out, "per CPU"));
+		ck_assert_ptr_nonnull(strstr(out, "stopped:      signal"));
+		free(err);
+		free(out);
+	}
+	free(notlog);
+	free(existing);
+	scen_free(&sc);
+}
+END_TEST
+
+static long peak_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmHWM:", 6))
+			kib = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return kib;
+}
+
+/* n requests, each submitted and completed, on 2 CPUs and 4 threads. */
+static void write_many(const char *path, uint64_t n)
+{
+	struct synth_log *s = synth_log_create(path, NULL);
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t t = T0 + i * 1000;
+		unsigned cpu = (unsigned)(i & 1);
+		uint32_t tid = 100 + (uint32_t)(i & 3);
+		struct ev_submit sub = {
+			SYNTH_HDR(EV_SUBMIT, t, tid, 100), .opcode = 22, .ring = RING,
+			.req = 0x1000 + (i & 1023), .user_data = i,
+		};
+		struct ev_complete comp = {
+			SYNTH_HDR(EV_COMPLETE, t + 500, tid, 100), .ring = RING,
+			.req = 0x1000 + (i & 1023), .user_data = i, .res = 4096,
+		};
+
+		synth_emit(s, cpu, &sub, sizeof(sub));
+		synth_emit(s, cpu, &comp, sizeof(comp));
+		if ((i & 16383) == 16383)
+			synth_flush(s);
+	}
+	synth_finish(s, "duration");
+}
+
+START_TEST(test_bounded_memory)
+{
+	char *dir = test_tmpdir();
+	char *small = test_path(dir, "small.log"), *big = test_path(dir, "big.log");
+	struct capture *c;
+	long before, after;
+#if defined(__SANITIZE_ADDRESS__)
+	const uint64_t nbig = 200000;	/* ASan's quarantine makes RSS meaningless */
+#else
+	const uint64_t nbig = 2000000;
+#endif
+
+	write_many(small, 100000);
+	write_many(big, nbig);
+	c = capture_new(false);
+	{
+		struct options o = { .log_path = small, .quiet = true };
+
+		ck_assert_int_eq(convert_into(&o, &c->base, stderr), 0);
+		ck_assert_uint_eq(c->nreq, 100000);
+	}
+	capture_free(c);
+	before = peak_rss_kib();
+	c = capture_new(false);
+	{
+		struct options o = { .log_path = big, .quiet = true };
+
+		ck_assert_int_eq(convert_into(&o, &c->base, stderr), 0);
+		ck_assert_uint_eq(c->nreq, nbig);
+		ck_assert_uint_eq(c->records, 2 * nbig);
+	}
+	capture_free(c);
+	after = peak_rss_kib();
+#if !defined(__SANITIZE_ADDRESS__)
+	/* 20x the requests; a model that kept them would need > 300 MiB. */
+	ck_assert_msg(after - before < 32 * 1024, "peak RSS grew from %ld to %ld KiB", before, after);
+#endif
+	test_rmtree(dir);
+	free(dir);
+	free(small);
+	free(big);
+}
+END_TEST
+
+static Suite *output_suite(void)
+{
+	Suite *s = suite_create("convert_output");
+	TCase *tc = tcase_create("output");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_golden);
+	tcase_add_test(tc, test_csv_quoting);
+	tcase_add_test(tc, test_cli_errors);
+	tcase_add_test(tc, test_bounded_memory);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(output_suite)
