@@ -86,8 +86,10 @@ struct key_map {
 struct provider {
 	uint32_t id;
 	uint64_t ticks;			/* per second */
-	const char *str[0x8000];
-	uint32_t str_len[0x8000];
+	/* string table, grown up to the highest index defined */
+	const char **str;
+	uint32_t *str_len;
+	size_t str_cap;
 	bool thr_set[256];
 	uint64_t thr_pid[256], thr_tid[256];
 };
@@ -127,7 +129,13 @@ static void *arena_alloc(struct priv *p, size_t n)
 
 	n = (n + 7) & ~(size_t)7;
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > (1 << 20) ? n : (1 << 20);
+		/* 16 KiB, doubling to 1 MiB: small files stay cheap */
+		size_t cap = c ? 2 * c->cap : 16384;
+
+		if (cap > (1 << 20))
+			cap = 1 << 20;
+		if (cap < n)
+			cap = n;
 
 		c = xrealloc(NULL, sizeof(*c) + cap);
 		c->next = p->chunks;
@@ -384,7 +392,7 @@ static bool get_string(struct rd *rd, struct cur *c, unsigned ref,
 			return false;
 		check_text(rd, *out, n, what);
 	} else {
-		if (!pv->str[ref])
+		if (ref >= pv->str_cap || !pv->str[ref])
 			return fail(rd, "%s: string index %u used before any "
 				    "string record defined it", what, ref);
 		*out = pv->str[ref];
@@ -562,6 +570,15 @@ static struct fxtr_process *process_entry(struct rd *rd, uint64_t pid)
 
 /* ------------------------------------------------------------ records */
 
+static void free_provider(struct provider *pv)
+{
+	if (!pv)
+		return;
+	free(pv->str);
+	free(pv->str_len);
+	free(pv);
+}
+
 static void new_provider(struct rd *rd, uint32_t id)
 {
 	struct priv *p = rd->p;
@@ -572,7 +589,7 @@ static void new_provider(struct rd *rd, uint32_t id)
 	for (size_t i = 0; i < p->nproviders; i++) {
 		if (p->providers[i]->id == id) {
 			/* Perfetto replaces it, tables and all. */
-			free(p->providers[i]);
+			free_provider(p->providers[i]);
 			p->providers[i] = pv;
 			p->cur = i;
 			return;
@@ -671,6 +688,17 @@ static bool rec_string(struct rd *rd, struct fxtr_record *r, struct cur *c)
 	if (!get_stream(rd, c, r->str_len, &r->str, "string"))
 		return false;
 	check_text(rd, r->str, r->str_len, "string record");
+	if (r->index >= pv->str_cap) {
+		size_t cap = pv->str_cap ? pv->str_cap : 64;
+
+		while (cap <= r->index)
+			cap *= 2;
+		pv->str = xrealloc(pv->str, cap * sizeof(*pv->str));
+		pv->str_len = xrealloc(pv->str_len, cap * sizeof(*pv->str_len));
+		memset(pv->str + pv->str_cap, 0,
+		       (cap - pv->str_cap) * sizeof(*pv->str));
+		pv->str_cap = cap;
+	}
 	pv->str[r->index] = r->str;
 	pv->str_len[r->index] = r->str_len;
 	return true;
@@ -1549,7 +1577,7 @@ static void free_priv(struct fxtr_model *m)
 		p->chunks = next;
 	}
 	for (size_t i = 0; i < p->nproviders; i++)
-		free(p->providers[i]);
+		free_provider(p->providers[i]);
 	free(p->providers);
 	free(p->thread_map.e);
 	free(p->flow_map.e);
@@ -1610,7 +1638,7 @@ int fxtr_read(const void *data, size_t size, struct fxtr_model **out,
 	final_checks(&rd);
 	/* The string arena stays alive with the model; tables go. */
 	for (size_t i = 0; i < rd.p->nproviders; i++)
-		free(rd.p->providers[i]);
+		free_provider(rd.p->providers[i]);
 	rd.p->nproviders = 0;
 	*out = m;
 	return 0;
