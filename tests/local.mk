@@ -45,6 +45,30 @@ endif
 EXTRA_DIST += tests/golden/fxt_writer_basic.fxt
 # --- end FXT --------------------------------------------------------------
 
+# --- tests/workload: the ground-truth io_uring workload (issue 6) ---------
+# One JSON document per run saying exactly what it did (schema and scenarios
+# at the top of tests/workload.c).  tests/check_workload runs every scenario
+# unprivileged, validates the JSON and, when strace is installed, compares
+# its system-call lists with strace -f.
+if HAVE_LIBURING
+noinst_PROGRAMS += tests/workload
+tests_workload_SOURCES = \
+	tests/workload.c tests/workload.h \
+	tests/workload_ring.c tests/workload_json.c \
+	tests/workload_scenarios.c tests/workload_more.c
+tests_workload_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS)
+tests_workload_LDADD = $(COMMON_LIBS) $(LIBURING_LIBS)
+if HAVE_CHECK
+check_PROGRAMS += tests/check_workload
+tests_check_workload_SOURCES = tests/check_workload.c
+tests_check_workload_CFLAGS = $(TEST_CFLAGS) \
+	-DWORKLOAD_BIN='"$(abs_top_builddir)/tests/workload"'
+tests_check_workload_LDADD = $(TEST_LIBS)
+TESTS += tests/check_workload
+endif
+endif
+# --- end workload ---------------------------------------------------------
+
 # --- uring-convert (issue 4) ----------------------------------------------
 # tests/check_convert: the request model on synthetic logs (paths, reuse,
 # losses, links, overflow, syscalls, selection).  tests/check_convert_output:
