@@ -242,8 +242,12 @@ static bool fail(struct rd *rd, const char *fmt, ...)
 	rd->failed = true;
 	if (!rd->errsz)
 		return false;
-	n = snprintf(rd->err, rd->errsz, "offset 0x%" PRIx64 ": record %zu: ",
-		     rd->rec_offset, rd->recno);
+	if (rd->recno == FXTR_NONE)	/* the file as a whole */
+		n = snprintf(rd->err, rd->errsz, "offset 0x%" PRIx64 ": ",
+			     rd->rec_offset);
+	else
+		n = snprintf(rd->err, rd->errsz, "offset 0x%" PRIx64 ": record "
+			     "%zu: ", rd->rec_offset, rd->recno);
 	if (n < 0 || (size_t)n >= rd->errsz)
 		return false;
 	va_start(ap, fmt);
@@ -960,6 +964,7 @@ static bool read_records(struct rd *rd)
 	struct fxtr_model *m = rd->m;
 	size_t off = 0;
 
+	rd->recno = FXTR_NONE;
 	if (!rd->size)
 		return fail(rd, "empty file");
 	if (rd->size % 8) {
@@ -967,6 +972,7 @@ static bool read_records(struct rd *rd)
 		return fail(rd, "file size %zu is not a multiple of 8 bytes",
 			    rd->size);
 	}
+	rd->recno = 0;
 	if (memcmp(rd->data, fxt_magic_bytes, 8))
 		return fail(rd, "first record is not the FXT magic number "
 			    "record (0x%016" PRIx64 ")", word_at(rd, 0));

@@ -278,7 +278,8 @@ struct fxtr_model {
 /*
  * Read size bytes at data.  0: *out is the model (free it with
  * fxtr_free).  -1: the file is malformed; *out = NULL and err holds one
- * line "offset 0x...: record N: <problem>".
+ * line "offset 0x...: record N: <problem>" ("offset 0x...: <problem>" for
+ * the file as a whole: empty, or not a whole number of words).
  */
 int fxtr_read(const void *data, size_t size, struct fxtr_model **out,
 	      char *err, size_t errsz);
