@@ -9,6 +9,8 @@
  *
  * SQPOLL may be refused to unprivileged users on some kernels: the sqpoll
  * scenario may then exit 3 with status "unavailable" (accepted, reported).
+ * Without strace the comparison is skipped with a message, except on CI
+ * (CI=true), where it is mandatory.
  */
 #include <check.h>
 #include <dirent.h>
@@ -720,6 +722,12 @@ static void compare_with_strace(const char *name, char **extra, const struct jso
 
 	(void)ref_doc;
 	if (!strace) {
+		const char *ci = getenv("CI");
+
+		/* On CI the comparison is mandatory (.ci/quickstart installs strace). */
+		ck_assert_msg(!ci || strcmp(ci, "true"),
+			      "CI=true but strace is not installed: cannot compare %s with strace",
+			      name);
 		fprintf(stderr, "check_workload: strace not installed: %s not compared with strace\n",
 			name);
 		return;
