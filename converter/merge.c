@@ -253,7 +253,8 @@ static void find_gaps(struct merge *m)
 {
 	size_t n = m->nplan;
 
-	qsort(m->plan, n, sizeof(*m->plan), cmp_seq);
+	if (n)
+		qsort(m->plan, n, sizeof(*m->plan), cmp_seq);
 	for (size_t i = 1; i < n; i++) {
 		const struct src *a = &m->plan[i - 1], *b = &m->plan[i];
 		struct src gap;
@@ -376,7 +377,8 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 		merge_close(m);
 		return -1;
 	}
-	qsort(m->plan, m->nplan, sizeof(*m->plan), cmp_plan);
+	if (m->nplan)
+		qsort(m->plan, m->nplan, sizeof(*m->plan), cmp_plan);
 	for (size_t i = 0; i < m->nplan; i++)
 		m->plan[i].order = (uint32_t)i;
 	*mp = m;

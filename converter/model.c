@@ -1544,7 +1544,8 @@ void model_finish(struct model *m)
 	hmap_for_each(&m->tasks, s)
 		if (grow(m, (void **)&tasks, &taskcap, ntasks + 1, sizeof(*tasks)))
 			tasks[ntasks++] = s->val;
-	qsort(tasks, ntasks, sizeof(*tasks), cmp_task_tid);
+	if (ntasks)
+		qsort(tasks, ntasks, sizeof(*tasks), cmp_task_tid);
 	for (size_t i = 0; i < ntasks; i++)
 		held_flush(m, tasks[i]);
 	for (size_t i = 0; i < ntasks; i++)
@@ -1553,7 +1554,8 @@ void model_finish(struct model *m)
 	hmap_for_each(&m->reqs, s)
 		if (grow(m, (void **)&open, &cap, n + 1, sizeof(*open)))
 			open[n++] = s->val;
-	qsort(open, n, sizeof(*open), cmp_req_id);
+	if (n)
+		qsort(open, n, sizeof(*open), cmp_req_id);
 	for (size_t i = 0; i < n; i++) {
 		struct req *rq = open[i];
 
@@ -1584,7 +1586,8 @@ void model_totals(struct model *m, struct output_totals *t)
 	}
 	hmap_for_each(&m->tasks, s)
 		m->task_array[n++] = &((struct task_state *)s->val)->t;
-	qsort(m->task_array, n, sizeof(*m->task_array), cmp_task_tid);
+	if (n)
+		qsort(m->task_array, n, sizeof(*m->task_array), cmp_task_tid);
 	for (size_t i = 0; i < m->nrings; i++)
 		m->ring_array[i] = &m->ring_list[i]->r;
 	t->tasks = (const struct model_task *const *)m->task_array;

@@ -45,11 +45,45 @@ static const char *const csv_names[CSV_NFILES] = {
 
 #define MAX_EVENT_COLUMNS 128
 
+/* How a field is printed, decided once per column from its name. */
+enum field_fmt {
+	FMT_PLAIN = 0, FMT_OPCODE, FMT_SQE_FLAGS, FMT_ENTER_FLAGS, FMT_SETUP_FLAGS,
+	FMT_CFLAGS, FMT_REQ_FLAGS, FMT_TASK_REASON, FMT_TASK_FLAGS, FMT_TIME,
+};
+
 struct event_column {
 	const char *name;		/* field name in the layout */
 	const char *header;		/* column name in events.csv */
 	enum ev_kind kind;
+	enum field_fmt fmt;
+	bool is_result;			/* res / error / ret: feeds the errno column */
 };
+
+static enum field_fmt field_fmt_of(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (!strcmp(n, "opcode"))
+		return FMT_OPCODE;
+	if (!strcmp(n, "sqe_flags"))
+		return FMT_SQE_FLAGS;
+	if (!strcmp(n, "enter_flags"))
+		return FMT_ENTER_FLAGS;
+	if (!strcmp(n, "setup_flags"))
+		return FMT_SETUP_FLAGS;
+	if (!strcmp(n, "cflags"))
+		return FMT_CFLAGS;
+	if (!strcmp(n, "req_flags"))
+		return FMT_REQ_FLAGS;
+	if (!strcmp(n, "reason"))
+		return FMT_TASK_REASON;
+	if (!strcmp(n, "task_flags"))
+		return FMT_TASK_FLAGS;
+	/* Times inside records (lost.last_ts) print relative like time_ns. */
+	if (len > 3 && !strcmp(n + len - 3, "_ts"))
+		return FMT_TIME;
+	return FMT_PLAIN;
+}
 
 /* Record fields whose names collide with the leading columns. */
 static const char *column_header(const char *field)
@@ -74,6 +108,10 @@ struct csv {
 	size_t ncols;
 	/* per type: column index -> field (NULL: not in this type) */
 	const struct ev_field *colmap[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
+	bool wall_valid;
+	int64_t wall_sec;
+	char wall_prefix[TIMEBASE_ISO_LEN];
+	size_t wall_len;
 	bool oom;
 };
 
@@ -81,17 +119,42 @@ struct csv {
 
 /* ------------------------------------------------------------- writing */
 
+/* The writers below use the _unlocked stdio calls: one thread owns the
+ * files, and locking per character dominated the run time. */
 static void sep(struct csv *c, FILE *f)
 {
 	if (!c->first)
-		putc(',', f);
+		putc_unlocked(',', f);
 	c->first = false;
 }
 
 static void eol(struct csv *c, FILE *f)
 {
-	fputs("\r\n", f);
+	putc_unlocked('\r', f);
+	putc_unlocked('\n', f);
 	c->first = true;
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	char buf[24];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, f);
+}
+
+static void put_i64(FILE *f, int64_t v)
+{
+	if (v < 0) {
+		putc_unlocked('-', f);
+		put_u64(f, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(f, (uint64_t)v);
+	}
 }
 
 /* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
@@ -132,27 +195,41 @@ static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	bool quote = false;
 
+	bool plain = true;
+
 	sep(c, f);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (u[i] == ',' || u[i] == '"' || u[i] == '\n' || u[i] == '\r')
 			quote = true;
-	if (quote)
-		putc('"', f);
-	for (size_t i = 0; i < n;) {
-		size_t l = utf8_len(u + i, n - i);
-
-		if (!l) {
-			fprintf(f, "\\x%02x", u[i]);
-			i++;
-			continue;
-		}
-		if (u[i] == '"')
-			putc('"', f);
-		fwrite(u + i, 1, l, f);
-		i += l;
+		if (u[i] >= 0x80 || u[i] == '"')
+			plain = false;
 	}
 	if (quote)
-		putc('"', f);
+		putc_unlocked('"', f);
+	if (plain) {
+		fwrite_unlocked(u, 1, n, f);
+	} else {
+		for (size_t i = 0; i < n;) {
+			size_t l = utf8_len(u + i, n - i);
+
+			if (!l) {
+				static const char hex[] = "0123456789abcdef";
+
+				putc_unlocked('\\', f);
+				putc_unlocked('x', f);
+				putc_unlocked(hex[u[i] >> 4], f);
+				putc_unlocked(hex[u[i] & 15], f);
+				i++;
+				continue;
+			}
+			if (u[i] == '"')
+				putc_unlocked('"', f);
+			fwrite_unlocked(u + i, 1, l, f);
+			i += l;
+		}
+	}
+	if (quote)
+		putc_unlocked('"', f);
 }
 
 static void field_str(struct csv *c, FILE *f, const char *s)
@@ -168,19 +245,24 @@ static void field_empty(struct csv *c, FILE *f)
 static void field_u64(struct csv *c, FILE *f, uint64_t v)
 {
 	sep(c, f);
-	fprintf(f, "%" PRIu64, v);
+	put_u64(f, v);
 }
 
 static void field_i64(struct csv *c, FILE *f, int64_t v)
 {
 	sep(c, f);
-	fprintf(f, "%" PRId64, v);
+	put_i64(f, v);
 }
 
 static void field_hex(struct csv *c, FILE *f, uint64_t v)
 {
+	static const char hex[] = "0123456789abcdef";
+	char buf[18] = { '0', 'x' };
+
 	sep(c, f);
-	fprintf(f, "0x%016" PRIx64, v);
+	for (int i = 0; i < 16; i++)
+		buf[2 + i] = hex[(v >> (60 - 4 * i)) & 15];
+	fwrite_unlocked(buf, 1, sizeof(buf), f);
 }
 
 static void field_bool(struct csv *c, FILE *f, bool v)
@@ -194,11 +276,39 @@ static void field_t(struct csv *c, FILE *f, uint64_t ts)
 	field_i64(c, f, ts ? timebase_rel(c->meta.tb, ts) : -1);
 }
 
+/* Wall-clock ISO 8601; the date-and-seconds prefix is cached, as rows
+ * come in time order and gmtime + snprintf per row was the hot spot. */
 static void field_wall(struct csv *c, FILE *f, uint64_t ts)
 {
-	char iso[TIMEBASE_ISO_LEN];
+	int64_t real, sec, nsec;
+	char ns[10];
 
-	field_str(c, f, timebase_iso(c->meta.tb, ts, iso));
+	sep(c, f);
+	if (!ts || !timebase_wall(c->meta.tb, ts, &real))
+		return;
+	sec = real / 1000000000;
+	nsec = real % 1000000000;
+	if (nsec < 0) {
+		nsec += 1000000000;
+		sec--;
+	}
+	if (!c->wall_valid || sec != c->wall_sec) {
+		char iso[TIMEBASE_ISO_LEN];
+
+		format_iso_ns(sec * 1000000000, iso);
+		/* "YYYY-MM-DDTHH:MM:SS." */
+		c->wall_len = (size_t)(strchr(iso, '.') - iso) + 1;
+		memcpy(c->wall_prefix, iso, c->wall_len);
+		c->wall_sec = sec;
+		c->wall_valid = true;
+	}
+	fwrite_unlocked(c->wall_prefix, 1, c->wall_len, f);
+	for (int i = 8; i >= 0; i--) {
+		ns[i] = (char)('0' + nsec % 10);
+		nsec /= 10;
+	}
+	ns[9] = 'Z';
+	fwrite_unlocked(ns, 1, 10, f);
 }
 
 static void field_flags(struct csv *c, FILE *f, uint64_t v, const struct flag_name *t)
@@ -524,6 +634,10 @@ static void build_event_columns(struct csv *c)
 				c->cols[c->ncols].name = fld->name;
 				c->cols[c->ncols].header = column_header(fld->name);
 				c->cols[c->ncols].kind = fld->kind;
+				c->cols[c->ncols].fmt = field_fmt_of(fld->name);
+				c->cols[c->ncols].is_result = !strcmp(fld->name, "res") ||
+							      !strcmp(fld->name, "error") ||
+							      !strcmp(fld->name, "ret");
 				c->ncols++;
 			}
 			if (t->type < EV_TYPE_LIMIT)
@@ -566,12 +680,12 @@ static const char *task_reason_name(unsigned r)
 }
 
 static void event_field(struct csv *c, FILE *f, const struct raw_event *e,
-			const struct ev_field *fld)
+			const struct ev_field *fld, const struct event_column *col)
 {
 	const unsigned char *p = (const unsigned char *)e->rec + fld->offset;
-	const char *n = fld->name;
 	unsigned type = e->rec->type;
 	char buf[512];
+	uint64_t v;
 
 	switch (fld->kind) {
 	case EVK_COMM:
@@ -587,9 +701,9 @@ static void event_field(struct csv *c, FILE *f, const struct raw_event *e,
 	default:
 		break;
 	}
-	uint64_t v = read_uint(p, fld->size);
-
-	if (!strcmp(n, "opcode")) {
+	v = read_uint(p, fld->size);
+	switch (col->fmt) {
+	case FMT_OPCODE:
 		if (type == EV_REGISTER_BEGIN || type == EV_REGISTER) {
 			const char *r = uring_register_opcode_name((unsigned)v);
 
@@ -597,36 +711,40 @@ static void event_field(struct csv *c, FILE *f, const struct raw_event *e,
 				field_str(c, f, r);
 				return;
 			}
-		} else {
-			field_str(c, f, names_opcode(c->meta.names, (unsigned)v, buf));
-			return;
+			break;
 		}
-	} else if (!strcmp(n, "sqe_flags")) {
+		field_str(c, f, names_opcode(c->meta.names, (unsigned)v, buf));
+		return;
+	case FMT_SQE_FLAGS:
 		field_flags(c, f, v, iosqe_flag_names);
 		return;
-	} else if (!strcmp(n, "enter_flags")) {
+	case FMT_ENTER_FLAGS:
 		field_flags(c, f, v, enter_flag_names);
 		return;
-	} else if (!strcmp(n, "setup_flags")) {
+	case FMT_SETUP_FLAGS:
 		field_flags(c, f, v, setup_flag_names);
 		return;
-	} else if (!strcmp(n, "cflags")) {
+	case FMT_CFLAGS:
 		field_flags(c, f, v, cqe_flag_names);
 		return;
-	} else if (!strcmp(n, "req_flags")) {
+	case FMT_REQ_FLAGS:
 		field_str(c, f, v ? names_req_flags(c->meta.names, v, buf, sizeof(buf)) : "0");
 		return;
-	} else if (!strcmp(n, "reason") && type == EV_TASK && task_reason_name((unsigned)v)) {
-		field_str(c, f, task_reason_name((unsigned)v));
-		return;
-	} else if (!strcmp(n, "task_flags")) {
+	case FMT_TASK_REASON:
+		if (type == EV_TASK && task_reason_name((unsigned)v)) {
+			field_str(c, f, task_reason_name((unsigned)v));
+			return;
+		}
+		break;
+	case FMT_TASK_FLAGS:
 		sep(c, f);
 		fprintf(f, "0x%08" PRIx64, v);
 		return;
-	} else if (strlen(n) > 3 && !strcmp(n + strlen(n) - 3, "_ts")) {
-		/* Times inside records (lost.last_ts) are relative like time_ns. */
+	case FMT_TIME:
 		field_t(c, f, v);
 		return;
+	case FMT_PLAIN:
+		break;
 	}
 	field_u64(c, f, v);
 }
@@ -669,9 +787,8 @@ static void c_raw(struct output *o, const struct raw_event *e)
 			field_empty(c, f);
 			continue;
 		}
-		event_field(c, f, e, fld);
-		if (!strcmp(fld->name, "res") || !strcmp(fld->name, "error") ||
-		    !strcmp(fld->name, "ret")) {
+		event_field(c, f, e, fld, &c->cols[col]);
+		if (c->cols[col].is_result) {
 			res = read_sint((const unsigned char *)h + fld->offset, fld->size);
 			has_res = true;
 		}

@@ -310,7 +310,8 @@ struct proc_stats **report_procs(const struct report *r, size_t *n)
 		return NULL;
 	hmap_for_each(&r->procs, s)
 		v[(*n)++] = s->val;
-	qsort(v, *n, sizeof(*v), cmp_proc);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_proc);
 	return v;
 }
 
@@ -336,7 +337,8 @@ struct err_stats **report_errors(const struct report *r, size_t *n)
 		return NULL;
 	hmap_for_each(&r->errs, s)
 		v[(*n)++] = s->val;
-	qsort(v, *n, sizeof(*v), cmp_err);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_err);
 	return v;
 }
 

@@ -1,1 +1,2 @@
 dist_man_MANS += man/uring-log.5
+dist_man_MANS += man/uring-convert.1
