@@ -1,1 +1,41 @@
-# recorder/: filled in by its issue.
+# recorder/: uring-record, the program that runs on the host (root or
+# CAP_BPF + CAP_PERFMON).  The parts that need neither libbpf nor a kernel
+# (option parsing, pointer scrubbing, frames and their queue, metadata,
+# /proc task scan, host facts) form recorder/librecorder.a so the unit tests
+# can link them.
+
+if BUILD_RECORDER
+noinst_LIBRARIES += recorder/librecorder.a
+recorder_librecorder_a_SOURCES = \
+	recorder/clock.c recorder/clock.h \
+	recorder/env.c recorder/env.h \
+	recorder/frames.c recorder/frames.h \
+	recorder/host.c recorder/host.h \
+	recorder/metadata.c recorder/metadata.h \
+	recorder/msg.c recorder/msg.h \
+	recorder/pointer_scrub.c recorder/pointer_scrub.h \
+	recorder/tasks.c recorder/tasks.h
+recorder_librecorder_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+
+sbin_PROGRAMS += recorder/uring-record
+recorder_uring_record_SOURCES = \
+	recorder/main.c \
+	recorder/btf_info.c recorder/btf_info.h \
+	recorder/command.c recorder/command.h \
+	recorder/losses.c recorder/losses.h \
+	recorder/probes.c recorder/probes.h \
+	recorder/ringbufs.c recorder/ringbufs.h \
+	recorder/status.c recorder/status.h \
+	recorder/tracefs.c recorder/tracefs.h \
+	recorder/writer.c recorder/writer.h
+nodist_recorder_uring_record_SOURCES = bpf/uring_record.skel.h
+recorder_uring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bpf -I$(top_builddir)/bpf
+recorder_uring_record_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS) $(ZSTD_CFLAGS)
+RECORDER_LIBS = recorder/librecorder.a $(COMMON_LIBS)
+if STATIC_RECORDER
+recorder_uring_record_LDFLAGS = $(AM_LDFLAGS) -static
+recorder_uring_record_LDADD = $(RECORDER_LIBS) $(RECORDER_STATIC_LIBS)
+else
+recorder_uring_record_LDADD = $(RECORDER_LIBS) $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+endif
+endif

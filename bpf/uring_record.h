@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What bpf/uring_record.bpf.c and the recorder (recorder/) agree on besides
+ * the event ABI (common/uring_event.h): the layout of the per-CPU state and
+ * loss counters the recorder reads back, map sizes, and a few io_uring and
+ * syscall constants the BPF side needs without kernel headers.
+ */
+#ifndef RINGSIDE_URING_RECORD_H
+#define RINGSIDE_URING_RECORD_H
+
+#include "uring_event.h"
+
+/*
+ * Per-CPU state of the BPF side (PERCPU_ARRAY "cpu_states", one slot).
+ * pending counts events dropped on this CPU that no "lost" record has
+ * reported yet; first_ts/last_ts place them in time.  The recorder reads it
+ * at stop to write "lost" records with EVF_LOSS_AT_STOP.
+ */
+struct ur_cpu_state {
+	__u64 pending;
+	__u64 first_ts;
+	__u64 last_ts;
+	__u64 since_check;		/* events since the last fill check */
+};
+
+/*
+ * Loss counters (PERCPU_ARRAY "loss_counts"): slot kind * EV_TYPE_LIMIT +
+ * type counts the records of that type dropped for that reason
+ * (enum ev_loss_kind) on each CPU.  The BPF side only uses the kernel-side
+ * kinds; EV_LOSS_USER_QUEUE is counted by the recorder.
+ */
+#define UR_LOSS_KINDS_BPF	(EV_LOSS_NO_RING + 1)
+#define UR_LOSS_SLOTS		(UR_LOSS_KINDS_BPF * EV_TYPE_LIMIT)
+
+/* Check the ring's fill level every this many records per CPU (power of 2). */
+#define UR_WAKEUP_CHECK_EVERY	64
+
+/* Processes selected by -p / --follow / -- COMMAND. */
+#define UR_MAX_FILTER_PIDS	16384
+/* Rings of selected processes, learned at create, enter and submit. */
+#define UR_MAX_RING_OWNERS	16384
+
+/*
+ * Counters the recorder reports at exit (".bss" ur_stats); none of them is
+ * an event loss.
+ */
+struct ur_stats {
+	__u64 follow_map_full;		/* --follow: child not added, map full */
+	__u64 ring_owner_map_full;	/* ring of a selected process not remembered */
+};
+
+/*
+ * io_uring syscall numbers.  They are the same on every architecture: the
+ * io_uring syscalls were added (5.1) after the syscall tables were unified
+ * (include/uapi/asm-generic/unistd.h, arch/x86/entry/syscalls/syscall_64.tbl).
+ */
+#define UR_NR_IO_URING_SETUP	425
+#define UR_NR_IO_URING_ENTER	426
+#define UR_NR_IO_URING_REGISTER	427
+
+/* include/uapi/linux/io_uring.h values the BPF side tests. */
+#define UR_IORING_SETUP_SQPOLL		(1U << 1)
+#define UR_IORING_SETUP_SQE128		(1U << 10)
+#define UR_IORING_SETUP_CQE32		(1U << 11)
+#define UR_IORING_SETUP_NO_SQARRAY	(1U << 16)	/* 6.6 */
+#define UR_IORING_ENTER_REGISTERED_RING	(1U << 4)
+#define UR_IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
+#define UR_IORING_CQE_F_32		(1U << 15)	/* 6.18 mixed-size CQ rings */
+#define UR_IO_RINGFD_REG_MAX		16
+
+#endif /* RINGSIDE_URING_RECORD_H */

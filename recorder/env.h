@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The command line of uring-record: struct env and its parser (argp), with
+ * unit-aware parsers for sizes and durations.  Everything here is pure (no
+ * BPF, no root) so tests/check_recorder.c can exercise it.
+ */
+#ifndef RINGSIDE_RECORDER_ENV_H
+#define RINGSIDE_RECORDER_ENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uring_event.h"
+
+enum io_wq_mode {
+	IO_WQ_AUTO,
+	IO_WQ_FENTRY,
+	IO_WQ_KPROBE,
+	IO_WQ_SCHED_SWITCH,
+	IO_WQ_NONE,
+};
+
+enum syscall_mode {
+	SYSCALLS_AUTO,
+	SYSCALLS_FENTRY,
+	SYSCALLS_TRACEPOINT,
+	SYSCALLS_RAW,
+	SYSCALLS_NONE,
+};
+
+#define ENV_DEFAULT_OUTPUT		"uring.log"
+#define ENV_DEFAULT_RING_SIZE		(8ull << 20)
+#define ENV_DEFAULT_DRAIN_NS		(5ull * 1000 * 1000)
+#define ENV_DEFAULT_FLUSH_NS		(1000ull * 1000 * 1000)
+#define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
+#define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
+#define ENV_MAX_PIDS			4096
+
+struct env {
+	const char *output;
+	bool force;
+	pid_t *pids;
+	size_t npids;
+	bool follow;
+	bool have_comm;
+	char comm[EV_COMM_LEN];
+	const char *cgroup;
+	uint64_t duration_ns;		/* 0: until stopped */
+	uint64_t max_size;		/* 0: no limit */
+	uint64_t ring_size;		/* bytes per CPU, power of two */
+	uint64_t drain_ns;
+	uint64_t flush_ns;
+	uint64_t queue_size;
+	uint64_t frame_size;
+	int zstd_level;
+	bool raw_pointers;
+	bool run_as_root;
+	enum io_wq_mode io_wq;
+	enum syscall_mode syscalls;
+	int verbosity;			/* -1 quiet, 0, 1.. verbose */
+	bool exit_now;			/* --help, --usage or --version done */
+	char **command;			/* NULL-terminated, or NULL */
+	int argc;			/* the whole command line, for metadata */
+	char **argv;
+};
+
+/*
+ * Parse argv.  Returns 0 to record, 1 when the program should exit with
+ * status 0 (--help, --version), or -1 on bad input, after printing one
+ * error line naming the option and the problem.
+ */
+int env_parse(struct env *env, int argc, char **argv);
+void env_free(struct env *env);
+
+/*
+ * "8M", "512KiB", "1G", "4096" (bytes).  Suffixes K M G T are powers of
+ * 1024, optionally followed by "iB" or "B".  Returns 0, or -1 with a message.
+ */
+int parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/*
+ * "30s", "1.5s", "500ms", "2m", "1h", "250us", "100ns"; a bare number is
+ * seconds.  Returns 0, or -1 with a message.
+ */
+int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+const char *io_wq_mode_name(enum io_wq_mode mode);
+const char *syscall_mode_name(enum syscall_mode mode);
+
+#endif

@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * uring-record: the flow.  Check privileges and the command line, create
+ * the log (fail early), fork COMMAND (held), read tracepoint formats, load
+ * and attach the BPF programs with per-CPU ring buffers, learn io_uring's
+ * file operations, write META and TASKS, start the writer thread, release
+ * COMMAND, then drain rings on a short timer until something says stop.
+ * Stopping: the BPF side is told to stop, every program still running is
+ * waited for, the rings are drained completely, and the last "lost",
+ * LOSS, CLOCK, STATS and END frames are written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "btf_info.h"
+#include "clock.h"
+#include "command.h"
+#include "env.h"
+#include "frames.h"
+#include "host.h"
+#include "log_writer.h"
+#include "losses.h"
+#include "metadata.h"
+#include "msg.h"
+#include "pointer_scrub.h"
+#include "probes.h"
+#include "ringbufs.h"
+#include "status.h"
+#include "tasks.h"
+#include "tracefs.h"
+#include "uring_record.h"
+#include "uring_record.skel.h"
+#include "writer.h"
+
+#define CLOCK_PERIOD_NS (10ull * 1000 * 1000 * 1000)
+#define CGROUP2_MAGIC 0x63677270	/* include/uapi/linux/magic.h */
+
+enum { TAG_SIGNAL = 0, TAG_WRITER = 1 };
+
+struct recorder {
+	struct env env;
+	struct log_writer *lw;
+	bool log_created;
+	struct command cmd;
+	bool have_cmd, cmd_released;
+	struct btf *btf;
+	struct tracefs_info tracefs;
+	unsigned ncpus;
+	bool *online;
+	char online_text[256];
+	struct pointer_scrub scrub;
+	struct probes probes;
+	struct uring_record_bpf *skel;
+	struct frame_queue q;
+	bool q_ready;
+	struct ringbufs rb;
+	bool rb_ready;
+	struct writer writer;
+	struct losses losses;
+	struct status status;
+	int sigfd, wakefd, cgroup_fd;
+	char cgroup_rel[PATH_MAX];
+	uint64_t wakeup_bytes;
+	bool fops_learned;
+	struct log_clock_snapshot start_clock;
+	uint64_t start_mono;
+	int signals;
+	const char *stop_reason;
+	char stop_message[256];
+	uint64_t pending_at_stop;
+};
+
+/* ------------------------------------------------------------ checks */
+
+/* CAP_BPF + CAP_PERFMON (5.8+), or CAP_SYS_ADMIN which implies both. */
+static int check_capabilities(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	unsigned long long eff = 0;
+	char line[256];
+	bool bpf, perfmon, admin;
+
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "CapEff: %llx", &eff) == 1)
+				break;
+		fclose(f);
+	}
+	admin = eff & (1ull << 21);
+	bpf = eff & (1ull << 39);
+	perfmon = eff & (1ull << 38);
+	if (admin || (bpf && perfmon))
+		return 0;
+	msg_error("needs CAP_BPF and CAP_PERFMON (or root); missing:%s%s (try sudo)",
+		  bpf ? "" : " CAP_BPF", perfmon ? "" : " CAP_PERFMON");
+	return -EPERM;
+}
+
+static int check_pids(const struct env *env)
+{
+	for (size_t i = 0; i < env->npids; i++) {
+		if (kill(env->pids[i], 0) && errno == ESRCH) {
+			msg_error("--pid %d: no such process", (int)env->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+/* --cgroup: a cgroup v2 directory; its path below the cgroup2 mount. */
+static int open_cgroup(struct recorder *r)
+{
+	const char *path = r->env.cgroup;
+	char real[PATH_MAX], line[4096];
+	struct statfs sfs;
+	size_t best = 0;
+	FILE *f;
+
+	r->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->cgroup_fd < 0) {
+		msg_error("--cgroup %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstatfs(r->cgroup_fd, &sfs) || (uint32_t)sfs.f_type != CGROUP2_MAGIC) {
+		msg_error("--cgroup %s: not a cgroup v2 directory", path);
+		return -EINVAL;
+	}
+	if (!realpath(path, real)) {
+		msg_error("--cgroup %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - cgroup2 ");
+		size_t n;
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		n = strlen(mnt);
+		if (n > best && !strncmp(real, mnt, n) && (real[n] == '/' || !real[n])) {
+			best = n;
+			snprintf(r->cgroup_rel, sizeof(r->cgroup_rel), "%s", real[n] ? real + n : "/");
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!best) {
+		msg_error("--cgroup %s: cannot find its cgroup2 mount", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- BPF setup */
+
+static bool filter_active(const struct env *env)
+{
+	return env->npids || env->command || env->have_comm || env->cgroup;
+}
+
+static int configure_skel(struct uring_record_bpf *skel, void *arg)
+{
+	struct recorder *r = arg;
+	const struct env *env = &r->env;
+	int err;
+
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->filter_active = filter_active(env);
+	skel->rodata->filter_pids = env->npids || env->command;
+	skel->rodata->filter_follow = env->follow;
+	skel->rodata->filter_comm = env->have_comm;
+	memcpy((void *)skel->rodata->filter_comm_name, env->comm, EV_COMM_LEN);
+	skel->rodata->filter_cgroup = env->cgroup != NULL;
+	skel->rodata->wakeup_bytes = r->wakeup_bytes;
+	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
+	if (!err)
+		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
+	if (err)
+		msg_error("cannot size the BPF maps: %s", strerror(-err));
+	return err;
+}
+
+static int add_filter_pid(struct recorder *r, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(r->skel->maps.pid_filter, &key, sizeof(key), &one,
+				 sizeof(one), BPF_ANY)) {
+		msg_error("cannot add pid %d to the filter: %s", (int)pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int skel_loaded(struct uring_record_bpf *skel, void *arg)
+{
+	struct recorder *r = arg;
+	int err;
+
+	r->skel = skel;
+	err = ringbufs_install(&r->rb, bpf_map__fd(skel->maps.rings));
+	if (err)
+		return err;
+	for (size_t i = 0; i < r->env.npids && !err; i++)
+		err = add_filter_pid(r, r->env.pids[i]);
+	if (!err && r->have_cmd)
+		err = add_filter_pid(r, r->cmd.pid);
+	if (!err && r->env.cgroup) {
+		__u32 zero = 0, fd = (__u32)r->cgroup_fd;
+
+		if (bpf_map__update_elem(skel->maps.cgroup_filter, &zero, sizeof(zero), &fd,
+					 sizeof(fd), BPF_ANY)) {
+			err = -errno;
+			msg_error("--cgroup: cannot use it in BPF: %s", strerror(-err));
+		}
+	}
+	return err;
+}
+
+/*
+ * io_uring's file operations: the recorder makes a ring of its own while
+ * the create hook (or the setup exit hook) watches for its pid, and they
+ * store that file's f_op.  The ring is never recorded.
+ */
+static void learn_fops(struct recorder *r)
+{
+	struct {
+		__u32 sq_entries, cq_entries, flags, sq_thread_cpu, sq_thread_idle;
+		__u32 features, wq_fd, resv[3];
+		__u64 offsets[10];
+	} params;
+	int fd;
+
+	memset(&params, 0, sizeof(params));
+	fd = (int)syscall(__NR_io_uring_setup, 1, &params);
+	if (fd >= 0)
+		close(fd);
+	r->fops_learned = r->skel->bss->io_uring_fops != 0;
+	r->skel->bss->self_ring = 0;
+	if (!r->fops_learned)
+		msg_warn("cannot tell io_uring files apart (%s): rings of io_uring_enter and "
+			 "io_uring_register calls are not resolved",
+			 fd < 0 ? strerror(errno) : "the create hook did not see the probe ring");
+}
+
+/* ------------------------------------------------------ metadata */
+
+static void meta_host(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+
+	host_json(o, r->ncpus, r->online_text);
+}
+
+static void meta_opcodes(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+
+	if (!btf_has_enum_value(r->btf, "IORING_OP_NOP")) {
+		metadata_builtin_opcodes(o);
+		return;
+	}
+	json_obj_begin(o);
+	json_kv_str(o, "source", "btf");
+	json_key(o, "names");
+	btf_opcode_names_json(r->btf, o);
+	json_obj_end(o);
+}
+
+static void meta_enums(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+
+	btf_kernel_enums_json(r->btf, o);
+}
+
+static void meta_tracepoints(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+	const struct tracefs_info *tf = &r->tracefs;
+
+	if (tf->unavailable[0]) {
+		json_kv_str(o, "tracepoints_unavailable", tf->unavailable);
+		return;
+	}
+	json_kv_str(o, "tracepoints_source", tf->source);
+	json_key(o, "tracepoints");
+	json_obj_begin(o);
+	for (size_t i = 0; i < r->probes.nentries; i++) {
+		const char *name = probes_entry_tracefs_name(&r->probes.entries[i]);
+		const struct tp_format *fmt = name ? tracefs_find(tf, name) : NULL;
+		char key[96];
+
+		if (!fmt || !fmt->text)
+			continue;
+		snprintf(key, sizeof(key), "%s", name);
+		*strchr(key, '/') = ':';
+		json_kv_str(o, key, fmt->text);
+	}
+	json_obj_end(o);
+}
+
+static void meta_probes(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+
+	probes_json(&r->probes, o);
+}
+
+static int write_meta(struct recorder *r)
+{
+	struct meta_input in = {
+		.env = &r->env,
+		.start = &r->start_clock,
+		.ncpus = r->ncpus,
+		.online_cpus = r->online_text,
+		.ring_cpus = r->online,
+		.wakeup_bytes = r->wakeup_bytes,
+		.io_wq_tracking = r->probes.io_wq_tracking,
+		.syscall_tracking = r->probes.syscall_tracking,
+		.cgroup_rel = r->env.cgroup ? r->cgroup_rel : NULL,
+		.initial_pid_ns = host_in_initial_pid_ns(),
+		.command_pid = r->have_cmd ? r->cmd.pid : 0,
+		.fops_learned = r->fops_learned,
+		.host = meta_host,
+		.opcodes = meta_opcodes,
+		.kernel_enums = meta_enums,
+		.tracepoints = meta_tracepoints,
+		.probes = meta_probes,
+		.arg = r,
+	};
+	size_t len;
+	char *json = metadata_build(&in, &len);
+	int err;
+
+	if (!json) {
+		msg_error("out of memory building the metadata");
+		return -ENOMEM;
+	}
+	err = log_write_meta(r->lw, json, len);
+	free(json);
+	if (err)
+		msg_error("cannot write %s: %s", r->env.output, strerror(-err));
+	return err;
+}
+
+/* The TASKS frame; with --follow also adds existing descendants to the filter. */
+static int write_tasks(struct recorder *r)
+{
+	pid_t pids[ENV_MAX_PIDS + 1];
+	size_t npids = 0;
+	struct task_filter flt = {
+		.active = filter_active(&r->env),
+		.follow = r->env.follow,
+		.comm = r->env.have_comm ? r->env.comm : NULL,
+		.cgroup = r->env.cgroup ? r->cgroup_rel : NULL,
+		.self = getpid(),
+	};
+	struct log_frame_desc d = { .type = LOG_FRAME_TASKS, .stream = LOG_STREAM_GLOBAL };
+	struct task_scan scan;
+	uint64_t ts = clock_boot_ns();
+	int err;
+
+	for (size_t i = 0; i < r->env.npids; i++)
+		pids[npids++] = r->env.pids[i];
+	if (r->have_cmd)
+		pids[npids++] = r->cmd.pid;
+	if (npids) {
+		flt.pids = pids;
+		flt.npids = npids;
+	}
+	err = tasks_scan(&scan, &flt, "/proc", ts);
+	if (err) {
+		msg_warn("cannot list existing tasks in /proc: %s", strerror(-err));
+		return 0;
+	}
+	for (size_t i = 0; i < scan.nfollowed && !err; i++)
+		err = add_filter_pid(r, scan.followed[i]);
+	if (!err && scan.ntasks) {
+		d.count = (uint32_t)scan.ntasks;
+		d.first_ts = d.last_ts = ts;
+		err = log_write_frame(r->lw, &d, scan.tasks, scan.ntasks * sizeof(*scan.tasks));
+		if (err)
+			msg_error("cannot write %s: %s", r->env.output, strerror(-err));
+	}
+	msg_verbose("%zu existing tasks selected (%zu processes followed)", scan.ntasks,
+		    scan.nfollowed);
+	tasks_scan_free(&scan);
+	return err;
+}
+
+/* --------------------------------------------------------- frames */
+
+static void push_loss(struct recorder *r)
+{
+	struct frame *f;
+	int err = losses_read(&r->losses, bpf_map__fd(r->skel->maps.loss_counts), &r->rb.ul);
+
+	if (err)
+		msg_verbose("cannot read the loss counters: %s", strerror(-err));
+	f = losses_frame(&r->losses);
+	if (f)
+		fq_push(&r->q, f);
+}
+
+static void push_clock(struct recorder *r)
+{
+	struct log_clock_snapshot snap;
+	struct frame *f = frame_new(LOG_FRAME_CLOCK, LOG_STREAM_GLOBAL, sizeof(snap));
+
+	if (!f)
+		return;
+	clock_snapshot(&snap);
+	frame_add_bytes(f, &snap, sizeof(snap), 1);
+	f->first_ts = f->last_ts = snap.boot_ns;
+	fq_push(&r->q, f);
+}
+
+static void push_stats(struct recorder *r)
+{
+	struct json_out o;
+	struct rusage ru;
+	struct frame *f;
+	size_t len;
+	char *text;
+
+	getrusage(RUSAGE_SELF, &ru);
+	json_out_init(&o, false);
+	json_obj_begin(&o);
+	json_kv_u64(&o, "drains", r->rb.drains);
+	json_kv_u64(&o, "records_copied", r->rb.records);
+	json_kv_u64(&o, "bytes_copied", r->rb.bytes);
+	json_kv_u64(&o, "malformed_records", r->rb.malformed);
+	json_kv_u64(&o, "frames_dropped", r->rb.frames_dropped);
+	json_kv_u64(&o, "queue_peak_bytes", r->q.peak_bytes);
+	json_kv_u64(&o, "kernel_lost_in_band", r->rb.kernel_lost_reported);
+	json_kv_u64(&o, "kernel_lost_at_stop", r->pending_at_stop);
+	json_kv_u64(&o, "follow_map_full", r->skel->bss->stats.follow_map_full);
+	json_kv_u64(&o, "ring_owner_map_full", r->skel->bss->stats.ring_owner_map_full);
+	json_kv_i64(&o, "load_attempts", r->probes.load_attempts);
+	json_kv_double(&o, "cpu_user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+	json_kv_double(&o, "cpu_sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	json_kv_u64(&o, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+	json_obj_end(&o);
+	text = json_out_steal(&o, &len);
+	if (!text)
+		return;
+	f = frame_new(LOG_FRAME_STATS, LOG_STREAM_GLOBAL, len);
+	if (f) {
+		frame_add_bytes(f, text, len, 1);
+		fq_push(&r->q, f);
+	}
+	free(text);
+}
+
+static void add_at_stop(void *arg, unsigned cpu, const struct ev_lost *rec)
+{
+	struct recorder *r = arg;
+
+	ringbufs_add(&r->rb, cpu, rec, sizeof(*rec));
+}
+
+/* ------------------------------------------------------- main loop */
+
+static void stop(struct recorder *r, const char *reason, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void stop(struct recorder *r, const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->stop_reason)
+		return;
+	r->stop_reason = reason;
+	va_start(ap, fmt);
+	vsnprintf(r->stop_message, sizeof(r->stop_message), fmt, ap);
+	va_end(ap);
+}
+
+static void handle_signals(struct recorder *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue;	/* command_poll() looks */
+		r->signals++;
+		if (r->have_cmd && r->cmd_released && !r->cmd.exited && r->signals == 1) {
+			/* kill(1)'d: pass it on; a terminal's ^C reached it already */
+			if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
+				kill(r->cmd.pid, (int)si.ssi_signo);
+			msg_info("waiting for the command to exit (%s again stops recording now)",
+				 strsignal((int)si.ssi_signo));
+			continue;
+		}
+		stop(r, "signal", "stopped by %s", strsignal((int)si.ssi_signo));
+	}
+}
+
+static void check_writer(struct recorder *r, bool woken)
+{
+	int err = atomic_load(&r->writer.error);
+	uint64_t v;
+
+	if (woken && read(r->wakefd, &v, sizeof(v)) < 0) {
+		/* already read: the atomics below are what counts */
+	}
+	if (err == -ENOSPC)
+		stop(r, "disk full", "the disk is full: %s", strerror(-err));
+	else if (err)
+		stop(r, "error", "cannot write %s: %s", r->env.output, strerror(-err));
+	else if (atomic_load(&r->writer.max_size_hit))
+		stop(r, "max-size", "the log reached --max-size");
+}
+
+static void run(struct recorder *r)
+{
+	uint64_t now = clock_mono_ns();
+	uint64_t next_flush = now + r->env.flush_ns;
+	uint64_t next_clock = now + CLOCK_PERIOD_NS;
+	uint64_t deadline = r->env.duration_ns ? now + r->env.duration_ns : UINT64_MAX;
+	int drain_ms = (int)((r->env.drain_ns + 999999) / 1000000);
+
+	while (!r->stop_reason) {
+		unsigned tags = ringbufs_wait(&r->rb, drain_ms);
+
+		ringbufs_drain(&r->rb, false);
+		if (tags & (1u << TAG_SIGNAL))
+			handle_signals(r);
+		check_writer(r, tags & (1u << TAG_WRITER));
+		if (r->have_cmd && command_poll(&r->cmd))
+			stop(r, "command exited", "the command exited with status %d",
+			     command_exit_code(&r->cmd));
+		now = clock_mono_ns();
+		if (now >= deadline)
+			stop(r, "duration", "--duration reached");
+		if (now >= next_flush) {
+			ringbufs_flush(&r->rb);
+			push_loss(r);
+			next_flush += r->env.flush_ns;
+			if (next_flush <= now)
+				next_flush = now + r->env.flush_ns;
+		}
+		if (now >= next_clock) {
+			push_clock(r);
+			next_clock += CLOCK_PERIOD_NS;
+		}
+		status_update(&r->status, now, r->rb.records,
+			      r->losses.total[EV_LOSS_RING_FULL] + r->losses.total[EV_LOSS_NO_RING] +
+			      r->rb.ul.total, atomic_load(&r->writer.bytes));
+	}
+}
+
+/*
+ * Wait until no BPF program can still be running: each runs inside an RCU
+ * read-side section (or with preemption off), and MEMBARRIER_CMD_GLOBAL
+ * waits for an RCU grace period (kernel/sched/membarrier.c).
+ */
+static void wait_for_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	usleep(50 * 1000);
+}
+
+static char *end_json(struct recorder *r, uint64_t records, uint64_t lost)
+{
+	struct json_out o;
+	size_t len;
+
+	json_out_init(&o, false);
+	json_obj_begin(&o);
+	json_kv_str(&o, "reason", r->stop_reason ? r->stop_reason : "error");
+	json_kv_str(&o, "message", r->stop_message);
+	json_kv_u64(&o, "stop_boot_ns", clock_boot_ns());
+	json_kv_u64(&o, "records", records);
+	json_kv_u64(&o, "lost", lost);
+	json_kv_u64(&o, "bytes", log_writer_bytes(r->lw));
+	json_kv_u64(&o, "frames", log_writer_frames(r->lw));
+	json_key(&o, "exit_status");
+	if (r->have_cmd && r->cmd.exited)
+		json_i64(&o, command_exit_code(&r->cmd));
+	else
+		json_null(&o);
+	json_obj_end(&o);
+	return json_out_steal(&o, &len);
+}
+
+static int finish(struct recorder *r)
+{
+	uint64_t records, lost, kernel_lost;
+	struct summary sum;
+	char err[256];
+	char *end;
+	int ret;
+
+	r->skel->bss->stopping = true;
+	wait_for_programs();
+	ringbufs_drain(&r->rb, true);
+	r->pending_at_stop = losses_pending_at_stop(bpf_map__fd(r->skel->maps.cpu_states),
+						    r->ncpus, add_at_stop, r);
+	ringbufs_flush(&r->rb);
+	push_loss(r);
+	push_clock(r);
+	push_stats(r);
+	writer_stop(&r->writer);
+
+	kernel_lost = r->losses.total[EV_LOSS_RING_FULL] + r->losses.total[EV_LOSS_NO_RING];
+	if (kernel_lost != r->rb.kernel_lost_reported + r->pending_at_stop)
+		msg_warn("internal: %" PRIu64 " events counted lost, %" PRIu64 " placed in time",
+			 kernel_lost, r->rb.kernel_lost_reported + r->pending_at_stop);
+	records = atomic_load(&r->writer.events_written);
+	lost = kernel_lost + r->rb.ul.total;
+	end = end_json(r, records, lost);
+	memset(&sum, 0, sizeof(sum));
+	sum.path = r->env.output;
+	sum.duration_ns = clock_mono_ns() - r->start_mono;
+	sum.events = records;
+	sum.kernel_lost = kernel_lost;
+	sum.user_lost = r->rb.ul.total;
+	sum.discarded = atomic_load(&r->writer.events_discarded);
+	sum.raw_bytes = log_writer_raw_bytes(r->lw);
+	sum.losses = &r->losses;
+	sum.ring_size = r->env.ring_size;
+	sum.drain_ns = r->env.drain_ns;
+	sum.quiet = r->env.verbosity < 0;
+	ret = log_writer_finish(r->lw, end, err, sizeof(err));
+	r->lw = NULL;
+	free(end);
+	sum.bytes = atomic_load(&r->writer.bytes);
+	{
+		struct stat st;
+
+		if (stat(r->env.output, &st) == 0)
+			sum.bytes = (uint64_t)st.st_size;
+	}
+	status_clear(&r->status);
+	if (r->stop_reason && strcmp(r->stop_reason, "command exited") &&
+	    strcmp(r->stop_reason, "signal") && strcmp(r->stop_reason, "duration"))
+		msg_error("%s", r->stop_message);
+	else
+		msg_verbose("%s", r->stop_message);
+	if (ret)
+		msg_error("%s: %s", r->env.output, err);
+	status_summary(&sum);
+	if (r->have_cmd && !r->cmd.exited)
+		msg_info("the command (pid %d) is still running and no longer recorded",
+			 (int)r->cmd.pid);
+	if (ret || (r->stop_reason && (!strcmp(r->stop_reason, "disk full") ||
+				       !strcmp(r->stop_reason, "error"))))
+		return 1;
+	if (r->have_cmd && r->cmd.exited)
+		return command_exit_code(&r->cmd);
+	return 0;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static int setup_signals(struct recorder *r)
+{
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	r->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	r->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return r->sigfd < 0 || r->wakefd < 0 ? -errno : 0;
+}
+
+static int create_log(struct recorder *r)
+{
+	struct log_writer_options opt = {
+		.zstd_level = r->env.zstd_level,
+		.overwrite = r->env.force,
+	};
+	const char *sudo_uid = getenv("SUDO_UID"), *sudo_gid = getenv("SUDO_GID");
+	char err[512];
+	int ret;
+
+	ret = log_writer_create(&r->lw, r->env.output, &opt, err, sizeof(err));
+	if (ret) {
+		msg_error("%s", err);
+		return ret;
+	}
+	r->log_created = true;
+	/* Under sudo the log belongs to the user, who converts it without root. */
+	if (geteuid() == 0 && sudo_uid && sudo_gid &&
+	    fchownat(AT_FDCWD, r->env.output, (uid_t)strtoul(sudo_uid, NULL, 10),
+		     (gid_t)strtoul(sudo_gid, NULL, 10), AT_SYMLINK_NOFOLLOW))
+		msg_warn("cannot give %s to uid %s: %s", r->env.output, sudo_uid, strerror(errno));
+	return 0;
+}
+
+static int setup(struct recorder *r)
+{
+	char err[256];
+	int ret;
+	int ncpus;
+
+	ret = check_capabilities();
+	if (!ret)
+		ret = check_pids(&r->env);
+	if (!ret && r->env.cgroup)
+		ret = open_cgroup(r);
+	if (ret)
+		return ret;
+	ret = setup_signals(r);
+	if (ret) {
+		msg_error("cannot set up signal handling: %s", strerror(-ret));
+		return ret;
+	}
+	ret = create_log(r);
+	if (ret)
+		return ret;
+	if (r->env.command) {
+		if (command_spawn(&r->cmd, r->env.command, r->env.run_as_root, err, sizeof(err))) {
+			msg_error("cannot start %s: %s", r->env.command[0], err);
+			return -1;
+		}
+		r->have_cmd = true;
+	}
+	r->btf = btf__load_vmlinux_btf();
+	if (!r->btf) {
+		msg_error("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux, "
+			  "CONFIG_DEBUG_INFO_BTF): %s", strerror(errno));
+		return -ENOENT;
+	}
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		msg_error("cannot count the CPUs: %s", strerror(-ncpus));
+		return ncpus ? ncpus : -EINVAL;
+	}
+	r->ncpus = (unsigned)ncpus;
+	r->online = calloc(r->ncpus, sizeof(*r->online));
+	if (!r->online)
+		return -ENOMEM;
+	host_online_cpus(r->online_text, sizeof(r->online_text));
+	if (cpulist_parse(r->online_text, r->online, r->ncpus)) {
+		msg_warn("cannot parse the online CPU list '%s'; using all CPUs", r->online_text);
+		for (unsigned c = 0; c < r->ncpus; c++)
+			r->online[c] = true;
+	}
+	if (losses_init(&r->losses, r->ncpus) || fq_init(&r->q, r->env.queue_size))
+		return -ENOMEM;
+	r->q_ready = true;
+	ret = scrub_init_random(&r->scrub, r->env.raw_pointers);
+	if (ret) {
+		msg_error("getrandom: %s", strerror(-ret));
+		return ret;
+	}
+	r->wakeup_bytes = r->env.ring_size / 4;
+	ret = ringbufs_create(&r->rb, r->ncpus, r->online, r->env.ring_size, r->env.frame_size,
+			      &r->q, &r->scrub);
+	r->rb_ready = true;
+	if (ret)
+		return ret;
+	tracefs_read(&r->tracefs, probes_tracefs_names, probes_tracefs_count);
+	if (r->tracefs.unavailable[0])
+		msg_verbose("tracepoint formats unavailable: %s", r->tracefs.unavailable);
+
+	ret = probes_setup(&r->probes, &r->skel, &r->env, r->btf, &r->tracefs, configure_skel,
+			   skel_loaded, r);
+	if (ret)
+		return ret;
+	learn_fops(r);
+	clock_snapshot(&r->start_clock);
+	ret = write_meta(r);
+	if (!ret)
+		ret = write_tasks(r);
+	if (ret)
+		return ret;
+	ret = ringbufs_watch(&r->rb, r->sigfd, TAG_SIGNAL);
+	if (!ret)
+		ret = ringbufs_watch(&r->rb, r->wakefd, TAG_WRITER);
+	if (!ret)
+		ret = writer_start(&r->writer, r->lw, &r->q, r->env.max_size, r->wakefd);
+	if (ret) {
+		msg_error("cannot start: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+static void cleanup(struct recorder *r, bool failed)
+{
+	if (r->writer.running)
+		writer_stop(&r->writer);
+	if (r->have_cmd && !r->cmd_released)
+		command_abort(&r->cmd);
+	if (r->lw) {
+		log_writer_abort(r->lw);
+		r->lw = NULL;
+		/* Nothing was recorded: leave no half-made log behind. */
+		if (failed && r->log_created)
+			unlink(r->env.output);
+	}
+	probes_free(&r->probes);
+	if (r->rb_ready)
+		ringbufs_destroy(&r->rb);
+	if (r->skel)
+		uring_record_bpf__destroy(r->skel);
+	if (r->q_ready)
+		fq_destroy(&r->q);
+	losses_free(&r->losses);
+	tracefs_free(&r->tracefs);
+	btf__free(r->btf);
+	free(r->online);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	if (r->wakefd >= 0)
+		close(r->wakefd);
+	env_free(&r->env);
+}
+
+int main(int argc, char **argv)
+{
+	struct recorder r;
+	char err[256];
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.sigfd = r.wakefd = r.cgroup_fd = -1;
+	ret = env_parse(&r.env, argc, argv);
+	if (ret) {
+		env_free(&r.env);
+		return ret > 0 ? 0 : 2;
+	}
+	msg_verbosity = r.env.verbosity;
+	if (setup(&r)) {
+		cleanup(&r, true);
+		return 1;
+	}
+	r.start_mono = clock_mono_ns();
+	status_init(&r.status, isatty(STDERR_FILENO) && r.env.verbosity >= 0, r.start_mono);
+	msg_info("recording io_uring events into %s%s", r.env.output,
+		 r.have_cmd ? "" : "; press Ctrl-C to stop");
+	if (r.have_cmd) {
+		ret = command_release(&r.cmd, err, sizeof(err));
+		r.cmd_released = true;
+		if (ret) {
+			/* Nothing of it was recorded: no log either. */
+			msg_error("cannot run %s: %s", r.env.command[0], err);
+			command_abort(&r.cmd);
+			cleanup(&r, true);
+			return ret == -ENOENT ? 127 : 126;
+		}
+	}
+	run(&r);
+	ret = finish(&r);
+	cleanup(&r, false);
+	return ret;
+}

@@ -1,0 +1,1101 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "btf_info.h"
+#include "msg.h"
+#include "probes.h"
+#include "uring_record.h"
+#include "uring_record.skel.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_LOAD_ATTEMPTS 8
+
+#if defined(__x86_64__)
+#define SYSCALL_PREFIX "__x64_sys_"
+#elif defined(__aarch64__)
+#define SYSCALL_PREFIX "__arm64_sys_"
+#elif defined(__s390x__)
+#define SYSCALL_PREFIX "__s390x_sys_"
+#else
+#define SYSCALL_PREFIX "sys_"
+#endif
+
+enum attach_kind { AK_TP_BTF, AK_FENTRY, AK_FEXIT, AK_KPROBE, AK_KRETPROBE, AK_TRACEPOINT };
+
+/* ------------------------------------------------------ tracepoints */
+
+struct tp_variant {
+	const char *prog;
+	const char *category;		/* tracefs system */
+	const char *tp;
+	int nargs;			/* > 0: exactly; < 0: at least -nargs */
+	const char *variant;
+};
+
+struct tp_hook {
+	const char *feature;		/* what is missing without it */
+	bool required;
+	struct tp_variant v[2];
+};
+
+static const struct tp_hook tp_hooks[] = {
+	{ "submissions", true, {
+		{ "tp_submit_req", "io_uring", "io_uring_submit_req", 2, "submit_req (6.4+)" },
+		{ "tp_submit_sqe", "io_uring", "io_uring_submit_sqe", 3, "submit_sqe (6.1-6.3)" } } },
+	{ "completions", true, {
+		{ "tp_complete_args", "io_uring", "io_uring_complete", 8, "7 arguments (before 6.18)" },
+		{ "tp_complete_cqe", "io_uring", "io_uring_complete", 4, "io_uring_cqe (6.18+)" } } },
+	{ "ring creation (and resolving rings of io_uring_enter/register)", false, {
+		{ "tp_create", "io_uring", "io_uring_create", 6, "" } } },
+	{ "io_uring_register tracepoint events", false, {
+		{ "tp_register", "io_uring", "io_uring_register", 6, "" } } },
+	{ "file lookups", false, {
+		{ "tp_file_get", "io_uring", "io_uring_file_get", 3, "" } } },
+	{ "io-wq queueing", false, {
+		{ "tp_queue_async", "io_uring", "io_uring_queue_async_work", 3, "" } } },
+	{ "drain deferrals", false, {
+		{ "tp_defer", "io_uring", "io_uring_defer", 2, "" } } },
+	{ "links", false, {
+		{ "tp_link", "io_uring", "io_uring_link", 3, "" } } },
+	{ "failed links", false, {
+		{ "tp_fail_link", "io_uring", "io_uring_fail_link", 3, "" } } },
+	{ "CQ ring waits", false, {
+		{ "tp_cqring_wait", "io_uring", "io_uring_cqring_wait", 3, "" } } },
+	{ "failed submissions", false, {
+		{ "tp_req_failed", "io_uring", "io_uring_req_failed", 4, "" } } },
+	{ "CQ overflows", false, {
+		{ "tp_cqe_overflow", "io_uring", "io_uring_cqe_overflow", 6, "" } } },
+	{ "poll arming", false, {
+		{ "tp_poll_arm", "io_uring", "io_uring_poll_arm", 4, "" } } },
+	{ "task work queueing", false, {
+		{ "tp_task_add", "io_uring", "io_uring_task_add", 3, "" } } },
+	{ "task work runs", false, {
+		{ "tp_tw_run_loops", "io_uring", "io_uring_task_work_run", 4, "with loops (before 6.9)" },
+		{ "tp_tw_run", "io_uring", "io_uring_task_work_run", 3, "without loops (6.9+)" } } },
+	{ "local (DEFER_TASKRUN) work runs", false, {
+		{ "tp_local_work_run", "io_uring", "io_uring_local_work_run", 4, "" } } },
+	{ "short writes", false, {
+		{ "tp_short_write", "io_uring", "io_uring_short_write", 5, "" } } },
+	{ "new tasks (names of threads and io-wq workers)", false, {
+		{ "tp_task_newtask", "task", "task_newtask", 3, "" } } },
+	{ "task renames (io-wq worker and SQPOLL thread names)", false, {
+		{ "tp_task_rename", "task", "task_rename", 3, "" } } },
+	{ "exec (new program names)", false, {
+		{ "tp_proc_exec", "sched", "sched_process_exec", 4, "" } } },
+	{ "task exits", false, {
+		{ "tp_proc_exit", "sched", "sched_process_exit", -2, "" } } },
+};
+
+/* ------------------------------------------------ programs and state */
+
+struct prog_state {
+	const char *name;
+	enum attach_kind kind;
+	char target[64];		/* function or tracefs "system/name" */
+	bool enabled;			/* autoload */
+	bool load_failed;
+	char load_reason[200];
+	struct bpf_link *link;
+};
+
+struct plan {
+	struct prog_state progs[64];
+	size_t nprogs;
+	/* tracepoint hooks: chosen variant per tp_hooks[] entry, -1 none */
+	int tp_choice[ARRAY_SIZE(tp_hooks)];
+	char tp_reason[ARRAY_SIZE(tp_hooks)][160];
+	/* io-wq and syscall methods found usable before load */
+	bool iowq_fentry, iowq_kprobe, iowq_sched;
+	char iowq_fentry_why[128], iowq_kprobe_why[128], iowq_sched_why[128];
+	bool sys_fentry, sys_tp, sys_raw;
+	char sys_fentry_why[128], sys_tp_why[160], sys_raw_why[128];
+};
+
+static struct prog_state *prog_add(struct plan *pl, const char *name, enum attach_kind kind,
+				   const char *target)
+{
+	struct prog_state *ps;
+
+	for (size_t i = 0; i < pl->nprogs; i++)
+		if (!strcmp(pl->progs[i].name, name))
+			return &pl->progs[i];
+	if (pl->nprogs >= ARRAY_SIZE(pl->progs))
+		return NULL;
+	ps = &pl->progs[pl->nprogs++];
+	memset(ps, 0, sizeof(*ps));
+	ps->name = name;
+	ps->kind = kind;
+	snprintf(ps->target, sizeof(ps->target), "%s", target);
+	ps->enabled = true;
+	return ps;
+}
+
+static struct prog_state *prog_find(struct plan *pl, const char *name)
+{
+	for (size_t i = 0; i < pl->nprogs; i++)
+		if (!strcmp(pl->progs[i].name, name))
+			return &pl->progs[i];
+	return NULL;
+}
+
+static bool prog_usable(struct plan *pl, const char *name)
+{
+	struct prog_state *ps = prog_find(pl, name);
+
+	return ps && ps->enabled && !ps->load_failed;
+}
+
+/* ------------------------------------------------------ entries */
+
+static struct probe_entry *entry_add(struct probes *p, const char *hook, const char *program,
+				     const char *status, const char *variant,
+				     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static struct probe_entry *entry_add(struct probes *p, const char *hook, const char *program,
+				     const char *status, const char *variant,
+				     const char *fmt, ...)
+{
+	struct probe_entry *e;
+	va_list ap;
+
+	if (p->nentries == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct probe_entry *n = realloc(p->entries, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		p->entries = n;
+		p->cap = cap;
+	}
+	e = &p->entries[p->nentries++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->hook, sizeof(e->hook), "%s", hook);
+	snprintf(e->program, sizeof(e->program), "%s", program ? program : "");
+	e->status = status;
+	snprintf(e->variant, sizeof(e->variant), "%s", variant ? variant : "");
+	va_start(ap, fmt);
+	vsnprintf(e->reason, sizeof(e->reason), fmt, ap);
+	va_end(ap);
+	return e;
+}
+
+static int keep_link(struct probes *p, struct bpf_link *link)
+{
+	if (p->nlinks == p->links_cap) {
+		size_t cap = p->links_cap ? p->links_cap * 2 : 64;
+		struct bpf_link **n = realloc(p->links, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->links = n;
+		p->links_cap = cap;
+	}
+	p->links[p->nlinks++] = link;
+	return 0;
+}
+
+/* ---------------------------------------------------- feature probes */
+
+/*
+ * Can a BPF trampoline be attached to func?  Loads a two-instruction
+ * fentry/fexit program and attaches it for a moment (libbpf-tools'
+ * fentry_can_attach()).  Some kernels refuse trampolines altogether (this
+ * project's 6.18 host answers EPERM), which must not cost a reload.
+ */
+static int trampoline_probe(const struct btf *btf, const char *func, enum bpf_attach_type type)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	int id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	int prog_fd, link_fd, err;
+
+	if (id <= 0)
+		return -ENOENT;
+	opts.attach_btf_id = id;
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "ur_probe", "GPL", insns,
+				ARRAY_SIZE(insns), &opts);
+	if (prog_fd < 0)
+		return -errno;
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	err = link_fd < 0 ? -errno : 0;
+	if (link_fd >= 0)
+		close(link_fd);
+	close(prog_fd);
+	return err;
+}
+
+static int kprobe_pmu_type(void)
+{
+	char buf[32] = "";
+	int fd = open("/sys/bus/event_source/devices/kprobe/type", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoi(buf) : -1;
+}
+
+/* Bit of the "retprobe" flag in the kprobe PMU's config (format/retprobe). */
+static int kprobe_retprobe_bit(void)
+{
+	char buf[32] = "";
+	int fd = open("/sys/bus/event_source/devices/kprobe/format/retprobe", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || strncmp(buf, "config:", 7))
+		return -1;
+	return atoi(buf + 7);
+}
+
+static bool kallsyms_has(const char *func)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char type, name[256];
+
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+		    (type == 't' || type == 'T') && !strcmp(name, func))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static int perf_event_open(struct perf_event_attr *attr)
+{
+	int fd = (int)syscall(__NR_perf_event_open, attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* A kprobe through the kprobe PMU only: libbpf's legacy path writes tracefs. */
+static int open_kprobe(const char *func, bool retprobe)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = kprobe_pmu_type(), bit = kprobe_retprobe_bit();
+
+	if (type < 0 || (retprobe && bit < 0))
+		return -EOPNOTSUPP;
+	attr.type = (__u32)type;
+	attr.config = retprobe ? 1ull << bit : 0;
+	attr.config1 = (__u64)(unsigned long)func;	/* kprobe_func */
+	attr.config2 = 0;				/* offset */
+	return perf_event_open(&attr);
+}
+
+static int open_tracepoint(int id)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.config = (__u64)id,
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+
+	return perf_event_open(&attr);
+}
+
+/* ------------------------------------------------------------ planning */
+
+static const char *const sys_names[3] = { "io_uring_setup", "io_uring_enter", "io_uring_register" };
+static const char *const sys_fentry_progs[3][2] = {
+	{ "fentry_setup", "fexit_setup" },
+	{ "fentry_enter", "fexit_enter" },
+	{ "fentry_register", "fexit_register" },
+};
+static const char *const sys_tp_progs[3][2] = {
+	{ "tp_sys_enter_setup", "tp_sys_exit_setup" },
+	{ "tp_sys_enter_enter", "tp_sys_exit_enter" },
+	{ "tp_sys_enter_register", "tp_sys_exit_register" },
+};
+
+static bool tp_nargs_match(int have, int want)
+{
+	return want > 0 ? have == want : have >= -want;
+}
+
+static void plan_tracepoints(struct plan *pl, const struct btf *btf)
+{
+	for (size_t h = 0; h < ARRAY_SIZE(tp_hooks); h++) {
+		const struct tp_hook *hk = &tp_hooks[h];
+		int seen = -1;
+
+		pl->tp_choice[h] = -1;
+		for (int v = 0; v < 2 && hk->v[v].prog; v++) {
+			int n = btf_tp_nargs(btf, hk->v[v].tp);
+
+			if (n < 0)
+				continue;
+			seen = n;
+			if (tp_nargs_match(n, hk->v[v].nargs)) {
+				pl->tp_choice[h] = v;
+				break;
+			}
+		}
+		if (pl->tp_choice[h] >= 0) {
+			const struct tp_variant *tv = &hk->v[pl->tp_choice[h]];
+
+			prog_add(pl, tv->prog, AK_TP_BTF, tv->tp);
+		} else if (seen >= 0) {
+			snprintf(pl->tp_reason[h], sizeof(pl->tp_reason[h]),
+				 "unknown prototype (%d arguments) in the kernel's BTF", seen - 1);
+		} else {
+			snprintf(pl->tp_reason[h], sizeof(pl->tp_reason[h]),
+				 "the kernel has no such tracepoint (no btf_trace_%s in its BTF)",
+				 hk->v[0].tp);
+		}
+	}
+}
+
+static void plan_io_wq(struct plan *pl, const struct btf *btf, enum io_wq_mode mode)
+{
+	const char *func = "io_wq_submit_work";
+	int err;
+
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_FENTRY) {
+		err = trampoline_probe(btf, func, BPF_TRACE_FENTRY);
+		if (!err)
+			err = trampoline_probe(btf, func, BPF_TRACE_FEXIT);
+		if (!err) {
+			pl->iowq_fentry = true;
+			prog_add(pl, "fentry_wq_work", AK_FENTRY, func);
+			prog_add(pl, "fexit_wq_work", AK_FEXIT, func);
+		} else if (err == -ENOENT) {
+			snprintf(pl->iowq_fentry_why, sizeof(pl->iowq_fentry_why),
+				 "no %s in the kernel's BTF", func);
+		} else {
+			snprintf(pl->iowq_fentry_why, sizeof(pl->iowq_fentry_why),
+				 "the kernel refuses fentry/fexit: %s", strerror(-err));
+		}
+	}
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_KPROBE) {
+		if (kprobe_pmu_type() < 0) {
+			snprintf(pl->iowq_kprobe_why, sizeof(pl->iowq_kprobe_why),
+				 "the kernel has no kprobe PMU (CONFIG_KPROBES)");
+		} else if (!kallsyms_has(func)) {
+			snprintf(pl->iowq_kprobe_why, sizeof(pl->iowq_kprobe_why),
+				 "%s is not in /proc/kallsyms (inlined?)", func);
+		} else {
+			pl->iowq_kprobe = true;
+			prog_add(pl, "kprobe_wq_work", AK_KPROBE, func);
+			prog_add(pl, "kretprobe_wq_work", AK_KRETPROBE, func);
+		}
+	}
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_SCHED_SWITCH) {
+		if (btf_tp_nargs(btf, "sched_switch") >= 5) {
+			pl->iowq_sched = true;
+			prog_add(pl, "tp_sched_switch", AK_TP_BTF, "sched_switch");
+		} else {
+			snprintf(pl->iowq_sched_why, sizeof(pl->iowq_sched_why),
+				 "no sched_switch tracepoint with prev/next tasks in the kernel's BTF");
+		}
+	}
+}
+
+static void plan_syscalls(struct plan *pl, const struct btf *btf, const struct tracefs_info *tf,
+			  enum syscall_mode mode)
+{
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_FENTRY) {
+		int err = 0;
+
+		for (int s = 0; s < 3 && !err; s++) {
+			char func[64];
+
+			snprintf(func, sizeof(func), SYSCALL_PREFIX "%s", sys_names[s]);
+			err = trampoline_probe(btf, func, BPF_TRACE_FENTRY);
+			if (!err)
+				err = trampoline_probe(btf, func, BPF_TRACE_FEXIT);
+			if (err == -ENOENT)
+				snprintf(pl->sys_fentry_why, sizeof(pl->sys_fentry_why),
+					 "no %s in the kernel's BTF", func);
+			else if (err)
+				snprintf(pl->sys_fentry_why, sizeof(pl->sys_fentry_why),
+					 "the kernel refuses fentry/fexit: %s", strerror(-err));
+		}
+		if (!err) {
+			pl->sys_fentry = true;
+			for (int s = 0; s < 3; s++) {
+				char func[64];
+
+				snprintf(func, sizeof(func), SYSCALL_PREFIX "%s", sys_names[s]);
+				prog_add(pl, sys_fentry_progs[s][0], AK_FENTRY, func);
+				prog_add(pl, sys_fentry_progs[s][1], AK_FEXIT, func);
+			}
+		}
+	}
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_TRACEPOINT) {
+		const char *missing = NULL;
+		char names[6][64];
+
+		for (int s = 0; s < 3; s++) {
+			snprintf(names[2 * s], sizeof(names[0]), "syscalls/sys_enter_%s", sys_names[s]);
+			snprintf(names[2 * s + 1], sizeof(names[0]), "syscalls/sys_exit_%s",
+				 sys_names[s]);
+		}
+		for (int i = 0; i < 6 && !missing; i++) {
+			const struct tp_format *fmt = tracefs_find(tf, names[i]);
+
+			if (!fmt || fmt->id < 0)
+				missing = names[i];
+		}
+		if (tf->unavailable[0]) {
+			snprintf(pl->sys_tp_why, sizeof(pl->sys_tp_why), "%.150s", tf->unavailable);
+		} else if (missing) {
+			snprintf(pl->sys_tp_why, sizeof(pl->sys_tp_why),
+				 "no %.60s tracepoint (CONFIG_FTRACE_SYSCALLS)", missing);
+		} else {
+			pl->sys_tp = true;
+			for (int s = 0; s < 3; s++) {
+				prog_add(pl, sys_tp_progs[s][0], AK_TRACEPOINT, names[2 * s]);
+				prog_add(pl, sys_tp_progs[s][1], AK_TRACEPOINT, names[2 * s + 1]);
+			}
+		}
+	}
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_RAW) {
+		if (btf_tp_nargs(btf, "sys_enter") >= 3 && btf_tp_nargs(btf, "sys_exit") >= 3) {
+			pl->sys_raw = true;
+			prog_add(pl, "tp_raw_sys_enter", AK_TP_BTF, "sys_enter");
+			prog_add(pl, "tp_raw_sys_exit", AK_TP_BTF, "sys_exit");
+		} else {
+			snprintf(pl->sys_raw_why, sizeof(pl->sys_raw_why),
+				 "no raw_syscalls sys_enter/sys_exit tracepoints in the kernel's BTF");
+		}
+	}
+}
+
+/* ---------------------------------------------------------- loading */
+
+static char *load_log;
+static size_t load_log_len;
+static int libbpf_verbosity;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list copy;
+
+	if (load_log) {
+		char line[1024];
+		int n;
+
+		va_copy(copy, ap);
+		n = vsnprintf(line, sizeof(line), fmt, copy);
+		va_end(copy);
+		if (n > 0 && level != LIBBPF_DEBUG) {
+			size_t add = strlen(line);
+			char *grown = realloc(load_log, load_log_len + add + 1);
+
+			if (grown) {
+				load_log = grown;
+				memcpy(load_log + load_log_len, line, add + 1);
+				load_log_len += add;
+			}
+		}
+	}
+	/* Our own messages say what failed; libbpf's need -v (-vv: debug). */
+	if (libbpf_verbosity < (level == LIBBPF_DEBUG ? 2 : 1))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * Mark the programs a failed load names ("prog 'NAME': ... failed ...").
+ * Returns how many were found.
+ */
+static int mark_failed(struct plan *pl, const char *log)
+{
+	int found = 0;
+
+	for (const char *p = log; p && (p = strstr(p, "prog '")); p++) {
+		const char *name = p + 6, *end = strchr(name, '\'');
+		const char *eol = strchr(p, '\n');
+		struct prog_state *ps;
+		char buf[64];
+
+		if (!end || (size_t)(end - name) >= sizeof(buf))
+			continue;
+		memcpy(buf, name, (size_t)(end - name));
+		buf[end - name] = '\0';
+		ps = prog_find(pl, buf);
+		if (!ps || ps->load_failed || !ps->enabled)
+			continue;
+		if (!eol)
+			eol = p + strlen(p);
+		if (!memmem(p, (size_t)(eol - p), "fail", 4))
+			continue;
+		ps->load_failed = true;
+		snprintf(ps->load_reason, sizeof(ps->load_reason), "%.*s", (int)(eol - end - 3),
+			 end + 3);
+		found++;
+	}
+	return found;
+}
+
+static int apply_plan(struct plan *pl, struct uring_record_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct prog_state *ps = prog_find(pl, bpf_program__name(prog));
+		bool on = ps && ps->enabled && !ps->load_failed;
+		int err;
+
+		bpf_program__set_autoload(prog, on);
+		if (!on || (ps->kind != AK_FENTRY && ps->kind != AK_FEXIT))
+			continue;
+		err = bpf_program__set_attach_target(prog, 0, ps->target);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool required_failed(struct plan *pl)
+{
+	for (size_t h = 0; h < ARRAY_SIZE(tp_hooks); h++) {
+		if (!tp_hooks[h].required || pl->tp_choice[h] < 0)
+			continue;
+		if (!prog_usable(pl, tp_hooks[h].v[pl->tp_choice[h]].prog))
+			return true;
+	}
+	return false;
+}
+
+static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **skelp,
+		probes_configure_fn configure, void *arg)
+{
+	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+		struct uring_record_bpf *skel = uring_record_bpf__open();
+		int err, found;
+
+		p->load_attempts = attempt + 1;
+		if (!skel) {
+			err = -errno;
+			msg_error("cannot open the BPF object: %s", strerror(-err));
+			return err;
+		}
+		err = configure(skel, arg);
+		if (!err)
+			err = apply_plan(pl, skel);
+		if (err) {
+			uring_record_bpf__destroy(skel);
+			return err;
+		}
+		free(load_log);
+		load_log = calloc(1, 1);
+		load_log_len = 0;
+		err = uring_record_bpf__load(skel);
+		if (!err) {
+			free(load_log);
+			load_log = NULL;
+			*skelp = skel;
+			return 0;
+		}
+		uring_record_bpf__destroy(skel);
+		found = mark_failed(pl, load_log);
+		if (!found || required_failed(pl)) {
+			const char *tail = load_log;
+
+			/* The last lines say why. */
+			if (load_log_len > 1500)
+				tail = load_log + load_log_len - 1500;
+			msg_error("cannot load the BPF programs: %s%s%s", strerror(-err),
+				  *tail ? "; libbpf said:\n" : "", tail);
+			free(load_log);
+			load_log = NULL;
+			return err;
+		}
+		msg_verbose("BPF load failed for %d program(s); retrying without them", found);
+	}
+	free(load_log);
+	load_log = NULL;
+	msg_error("cannot load the BPF programs after %d attempts", MAX_LOAD_ATTEMPTS);
+	return -ELOOP;
+}
+
+/* ---------------------------------------------------------- attaching */
+
+static struct bpf_program *skel_prog(struct uring_record_bpf *skel, const char *name)
+{
+	return bpf_object__find_program_by_name(skel->obj, name);
+}
+
+static int attach_one(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+		      const struct tracefs_info *tf, const char *name, char *why, size_t whylen)
+{
+	struct prog_state *ps = prog_find(pl, name);
+	struct bpf_program *prog = skel_prog(skel, name);
+	struct bpf_link *link = NULL;
+	int fd, err;
+
+	if (!ps || !prog) {
+		snprintf(why, whylen, "not planned");
+		return -ENOENT;
+	}
+	if (ps->load_failed) {
+		snprintf(why, whylen, "load failed: %s", ps->load_reason);
+		return -EINVAL;
+	}
+	switch (ps->kind) {
+	case AK_TP_BTF:
+	case AK_FENTRY:
+	case AK_FEXIT:
+		link = bpf_program__attach(prog);
+		break;
+	case AK_KPROBE:
+	case AK_KRETPROBE:
+		fd = open_kprobe(ps->target, ps->kind == AK_KRETPROBE);
+		if (fd < 0) {
+			snprintf(why, whylen, "kprobe on %s: %s", ps->target, strerror(-fd));
+			return fd;
+		}
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			errno = -err;
+		}
+		break;
+	case AK_TRACEPOINT: {
+		const struct tp_format *fmt = tracefs_find(tf, ps->target);
+
+		fd = open_tracepoint(fmt ? fmt->id : -1);
+		if (fd < 0) {
+			snprintf(why, whylen, "perf_event_open(%s): %s", ps->target, strerror(-fd));
+			return fd;
+		}
+		link = bpf_program__attach_perf_event(prog, fd);
+		if (!link) {
+			err = -errno;
+			close(fd);
+			errno = -err;
+		}
+		break;
+	}
+	}
+	if (!link) {
+		err = -errno;
+		snprintf(why, whylen, "attach failed: %s", strerror(-err));
+		return err ? err : -EINVAL;
+	}
+	err = keep_link(p, link);
+	if (err) {
+		bpf_link__destroy(link);
+		snprintf(why, whylen, "out of memory");
+		return err;
+	}
+	ps->link = link;
+	return 0;
+}
+
+static void detach_one(struct probes *p, struct prog_state *ps)
+{
+	if (!ps || !ps->link)
+		return;
+	for (size_t i = 0; i < p->nlinks; i++) {
+		if (p->links[i] == ps->link) {
+			p->links[i] = p->links[--p->nlinks];
+			break;
+		}
+	}
+	bpf_link__destroy(ps->link);
+	ps->link = NULL;
+}
+
+static int attach_tracepoints(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			      const struct tracefs_info *tf)
+{
+	for (size_t h = 0; h < ARRAY_SIZE(tp_hooks); h++) {
+		const struct tp_hook *hk = &tp_hooks[h];
+		const struct tp_variant *tv;
+		char hook[64], why[256];
+		int err;
+
+		if (pl->tp_choice[h] < 0) {
+			snprintf(hook, sizeof(hook), "%s:%s", hk->v[0].category, hk->v[0].tp);
+			entry_add(p, hook, hk->v[0].prog, "absent", "", "%s", pl->tp_reason[h]);
+			if (hk->required) {
+				msg_error("%s: %s; cannot record io_uring %s on this kernel", hook,
+					  pl->tp_reason[h], hk->feature);
+				return -EOPNOTSUPP;
+			}
+			msg_warn("%s: %s; not recording %s", hook, pl->tp_reason[h], hk->feature);
+			continue;
+		}
+		tv = &hk->v[pl->tp_choice[h]];
+		snprintf(hook, sizeof(hook), "%s:%s", tv->category, tv->tp);
+		err = attach_one(p, pl, skel, tf, tv->prog, why, sizeof(why));
+		if (!err) {
+			entry_add(p, hook, tv->prog, "attached", tv->variant, "%s", "");
+			continue;
+		}
+		entry_add(p, hook, tv->prog, "failed", tv->variant, "%s", why);
+		if (hk->required) {
+			msg_error("%s: %s; cannot record io_uring %s", hook, why, hk->feature);
+			return err;
+		}
+		msg_warn("%s: %s; not recording %s", hook, why, hk->feature);
+	}
+	return 0;
+}
+
+static void attach_io_wq(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			 const struct tracefs_info *tf, enum io_wq_mode mode)
+{
+	char why[256], summary[512] = "";
+	int err;
+
+	p->io_wq_tracking = "none";
+	if (mode == IO_WQ_NONE) {
+		entry_add(p, "io_wq_submit_work", "", "absent", "none", "--io-wq=none");
+		return;
+	}
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_FENTRY) {
+		if (!pl->iowq_fentry) {
+			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "absent", "fentry", "%s",
+				  pl->iowq_fentry_why);
+			snprintf(summary, sizeof(summary), "fentry: %s", pl->iowq_fentry_why);
+		} else if ((err = attach_one(p, pl, skel, tf, "fentry_wq_work", why, sizeof(why))) ||
+			   (err = attach_one(p, pl, skel, tf, "fexit_wq_work", why, sizeof(why)))) {
+			detach_one(p, prog_find(pl, "fentry_wq_work"));
+			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "failed", "fentry", "%s", why);
+			snprintf(summary, sizeof(summary), "fentry: %s", why);
+		} else {
+			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "attached", "fentry", "%s", "");
+			entry_add(p, "io_wq_submit_work", "fexit_wq_work", "attached", "fexit", "%s", "");
+			p->io_wq_tracking = "fentry";
+			return;
+		}
+	}
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_KPROBE) {
+		size_t len = strlen(summary);
+
+		if (!pl->iowq_kprobe) {
+			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "absent", "kprobe", "%s",
+				  pl->iowq_kprobe_why);
+			snprintf(summary + len, sizeof(summary) - len, "%skprobe: %s", len ? "; " : "",
+				 pl->iowq_kprobe_why);
+		} else if ((err = attach_one(p, pl, skel, tf, "kprobe_wq_work", why, sizeof(why))) ||
+			   (err = attach_one(p, pl, skel, tf, "kretprobe_wq_work", why, sizeof(why)))) {
+			detach_one(p, prog_find(pl, "kprobe_wq_work"));
+			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "failed", "kprobe", "%s", why);
+			snprintf(summary + len, sizeof(summary) - len, "%skprobe: %s", len ? "; " : "",
+				 why);
+		} else {
+			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "attached", "kprobe", "%s", "");
+			entry_add(p, "io_wq_submit_work", "kretprobe_wq_work", "attached", "kretprobe",
+				  "%s", "");
+			p->io_wq_tracking = "kprobe";
+			if (summary[0])
+				msg_verbose("io-wq work: %s; using kprobes", summary);
+			return;
+		}
+	}
+	if (mode == IO_WQ_AUTO || mode == IO_WQ_SCHED_SWITCH) {
+		size_t len = strlen(summary);
+
+		if (!pl->iowq_sched) {
+			entry_add(p, "sched:sched_switch", "tp_sched_switch", "absent", "sched_switch",
+				  "%s", pl->iowq_sched_why);
+			snprintf(summary + len, sizeof(summary) - len, "%ssched_switch: %s",
+				 len ? "; " : "", pl->iowq_sched_why);
+		} else if ((err = attach_one(p, pl, skel, tf, "tp_sched_switch", why, sizeof(why)))) {
+			entry_add(p, "sched:sched_switch", "tp_sched_switch", "failed", "sched_switch",
+				  "%s", why);
+			snprintf(summary + len, sizeof(summary) - len, "%ssched_switch: %s",
+				 len ? "; " : "", why);
+		} else {
+			entry_add(p, "sched:sched_switch", "tp_sched_switch", "attached",
+				  "sched_switch", "%s", "");
+			p->io_wq_tracking = "sched_switch";
+			if (summary[0])
+				msg_info("io-wq work is placed in time from context switches of "
+					 "io-wq threads (%s)", summary);
+			return;
+		}
+	}
+	msg_warn("io-wq work is not tracked: %s", summary[0] ? summary : "no method left");
+}
+
+static int attach_method(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			 const struct tracefs_info *tf, const char *const *progs, size_t n,
+			 char *why, size_t whylen)
+{
+	for (size_t i = 0; i < n; i++) {
+		int err = attach_one(p, pl, skel, tf, progs[i], why, whylen);
+
+		if (err) {
+			for (size_t j = 0; j < i; j++)
+				detach_one(p, prog_find(pl, progs[j]));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void syscall_entries(struct probes *p, const char *const *progs, size_t n,
+			    const char *status, const char *variant, const char *why)
+{
+	static const char *const hooks[] = { "io_uring_setup", "io_uring_enter",
+					     "io_uring_register" };
+
+	for (size_t i = 0; i < n; i++) {
+		const char *hook = n == 2 ? (i ? "raw_syscalls:sys_exit" : "raw_syscalls:sys_enter") :
+				   hooks[i / 2];
+
+		entry_add(p, hook, progs[i], status, variant, "%s", why);
+	}
+}
+
+static void attach_syscalls(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			    const struct tracefs_info *tf, enum syscall_mode mode)
+{
+	const char *fentry[6], *tps[6];
+	const char *raw[2] = { "tp_raw_sys_enter", "tp_raw_sys_exit" };
+	char why[256], summary[600] = "";
+	size_t len;
+
+	for (int s = 0; s < 3; s++) {
+		fentry[2 * s] = sys_fentry_progs[s][0];
+		fentry[2 * s + 1] = sys_fentry_progs[s][1];
+		tps[2 * s] = sys_tp_progs[s][0];
+		tps[2 * s + 1] = sys_tp_progs[s][1];
+	}
+	p->syscall_tracking = "none";
+	if (mode == SYSCALLS_NONE) {
+		entry_add(p, "io_uring syscalls", "", "absent", "none", "--syscalls=none");
+		return;
+	}
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_FENTRY) {
+		if (!pl->sys_fentry) {
+			entry_add(p, "io_uring syscalls", "", "absent", "fentry", "%s",
+				  pl->sys_fentry_why);
+			snprintf(summary, sizeof(summary), "fentry: %s", pl->sys_fentry_why);
+		} else if (attach_method(p, pl, skel, tf, fentry, 6, why, sizeof(why))) {
+			entry_add(p, "io_uring syscalls", "", "failed", "fentry", "%s", why);
+			snprintf(summary, sizeof(summary), "fentry: %s", why);
+		} else {
+			syscall_entries(p, fentry, 6, "attached", "fentry/fexit", "");
+			p->syscall_tracking = "fentry";
+			return;
+		}
+	}
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_TRACEPOINT) {
+		len = strlen(summary);
+		if (!pl->sys_tp) {
+			entry_add(p, "io_uring syscalls", "", "absent", "tracepoint", "%s",
+				  pl->sys_tp_why);
+			snprintf(summary + len, sizeof(summary) - len, "%stracepoints: %s",
+				 len ? "; " : "", pl->sys_tp_why);
+		} else if (attach_method(p, pl, skel, tf, tps, 6, why, sizeof(why))) {
+			entry_add(p, "io_uring syscalls", "", "failed", "tracepoint", "%s", why);
+			snprintf(summary + len, sizeof(summary) - len, "%stracepoints: %s",
+				 len ? "; " : "", why);
+		} else {
+			syscall_entries(p, tps, 6, "attached", "syscalls tracepoints", "");
+			p->syscall_tracking = "tracepoint";
+			if (summary[0])
+				msg_verbose("io_uring syscalls: %s; using the syscalls tracepoints",
+					    summary);
+			return;
+		}
+	}
+	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_RAW) {
+		len = strlen(summary);
+		if (!pl->sys_raw) {
+			entry_add(p, "io_uring syscalls", "", "absent", "raw_syscalls", "%s",
+				  pl->sys_raw_why);
+			snprintf(summary + len, sizeof(summary) - len, "%sraw_syscalls: %s",
+				 len ? "; " : "", pl->sys_raw_why);
+		} else if (attach_method(p, pl, skel, tf, raw, 2, why, sizeof(why))) {
+			entry_add(p, "io_uring syscalls", "", "failed", "raw_syscalls", "%s", why);
+			snprintf(summary + len, sizeof(summary) - len, "%sraw_syscalls: %s",
+				 len ? "; " : "", why);
+		} else {
+			syscall_entries(p, raw, 2, "attached", "raw_syscalls", "");
+			p->syscall_tracking = "raw_syscalls";
+			if (mode == SYSCALLS_AUTO)
+				msg_warn("io_uring syscalls are hooked through raw_syscalls (%s): "
+					 "every syscall on the host pays a little", summary);
+			return;
+		}
+	}
+	msg_warn("io_uring_setup/enter/register are not recorded: %s",
+		 summary[0] ? summary : "no method left");
+}
+
+/* ---------------------------------------------------------- interface */
+
+int probes_setup(struct probes *p, struct uring_record_bpf **skelp, const struct env *env,
+		 const struct btf *btf, const struct tracefs_info *tracefs,
+		 probes_configure_fn configure, probes_loaded_fn loaded, void *arg)
+{
+	struct plan *pl = calloc(1, sizeof(*pl));
+	struct uring_record_bpf *skel = NULL;
+	int err;
+
+	if (!pl)
+		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	libbpf_verbosity = env->verbosity;
+	libbpf_set_print(libbpf_print);
+	plan_tracepoints(pl, btf);
+	plan_io_wq(pl, btf, env->io_wq);
+	plan_syscalls(pl, btf, tracefs, env->syscalls);
+
+	err = load(p, pl, &skel, configure, arg);
+	if (err)
+		goto cleanup;
+	err = loaded(skel, arg);
+	if (err)
+		goto cleanup;
+	err = attach_tracepoints(p, pl, skel, tracefs);
+	if (err)
+		goto cleanup;
+	attach_io_wq(p, pl, skel, tracefs, env->io_wq);
+	attach_syscalls(p, pl, skel, tracefs, env->syscalls);
+	*skelp = skel;
+	skel = NULL;
+cleanup:
+	if (skel) {
+		probes_detach(p);
+		uring_record_bpf__destroy(skel);
+	}
+	free(pl);
+	return err;
+}
+
+void probes_detach(struct probes *p)
+{
+	for (size_t i = 0; i < p->nlinks; i++)
+		bpf_link__destroy(p->links[i]);
+	p->nlinks = 0;
+}
+
+void probes_free(struct probes *p)
+{
+	probes_detach(p);
+	free(p->links);
+	free(p->entries);
+	memset(p, 0, sizeof(*p));
+}
+
+void probes_json(const struct probes *p, struct json_out *o)
+{
+	json_arr_begin(o);
+	for (size_t i = 0; i < p->nentries; i++) {
+		const struct probe_entry *e = &p->entries[i];
+
+		json_obj_begin(o);
+		json_kv_str(o, "hook", e->hook);
+		json_kv_str(o, "program", e->program);
+		json_kv_str(o, "status", e->status);
+		json_kv_str(o, "variant", e->variant);
+		json_kv_str(o, "reason", e->reason);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+}
+
+bool probes_attached(const struct probes *p, const char *program)
+{
+	for (size_t i = 0; i < p->nentries; i++)
+		if (!strcmp(p->entries[i].program, program) &&
+		    !strcmp(p->entries[i].status, "attached"))
+			return true;
+	return false;
+}
+
+const char *const probes_tracefs_names[] = {
+	"io_uring/io_uring_create",
+	"io_uring/io_uring_register",
+	"io_uring/io_uring_file_get",
+	"io_uring/io_uring_submit_req",
+	"io_uring/io_uring_submit_sqe",
+	"io_uring/io_uring_queue_async_work",
+	"io_uring/io_uring_defer",
+	"io_uring/io_uring_link",
+	"io_uring/io_uring_fail_link",
+	"io_uring/io_uring_cqring_wait",
+	"io_uring/io_uring_req_failed",
+	"io_uring/io_uring_cqe_overflow",
+	"io_uring/io_uring_poll_arm",
+	"io_uring/io_uring_task_add",
+	"io_uring/io_uring_task_work_run",
+	"io_uring/io_uring_local_work_run",
+	"io_uring/io_uring_short_write",
+	"io_uring/io_uring_complete",
+	"task/task_newtask",
+	"task/task_rename",
+	"sched/sched_process_exec",
+	"sched/sched_process_exit",
+	"sched/sched_switch",
+	"syscalls/sys_enter_io_uring_setup",
+	"syscalls/sys_exit_io_uring_setup",
+	"syscalls/sys_enter_io_uring_enter",
+	"syscalls/sys_exit_io_uring_enter",
+	"syscalls/sys_enter_io_uring_register",
+	"syscalls/sys_exit_io_uring_register",
+	"raw_syscalls/sys_enter",
+	"raw_syscalls/sys_exit",
+};
+const size_t probes_tracefs_count = ARRAY_SIZE(probes_tracefs_names);
+
+const char *probes_entry_tracefs_name(const struct probe_entry *e)
+{
+	static char buf[96];
+	const char *colon;
+
+	if (strcmp(e->status, "attached"))
+		return NULL;
+	for (size_t h = 0; h < ARRAY_SIZE(tp_hooks); h++) {
+		for (int v = 0; v < 2 && tp_hooks[h].v[v].prog; v++) {
+			if (strcmp(tp_hooks[h].v[v].prog, e->program))
+				continue;
+			snprintf(buf, sizeof(buf), "%s/%s", tp_hooks[h].v[v].category,
+				 tp_hooks[h].v[v].tp);
+			return buf;
+		}
+	}
+	for (int s = 0; s < 3; s++) {
+		for (int d = 0; d < 2; d++) {
+			if (strcmp(sys_tp_progs[s][d], e->program))
+				continue;
+			snprintf(buf, sizeof(buf), "syscalls/sys_%s_%s", d ? "exit" : "enter",
+				 sys_names[s]);
+			return buf;
+		}
+	}
+	colon = strchr(e->hook, ':');
+	if (colon && (!strncmp(e->hook, "sched:", 6) || !strncmp(e->hook, "raw_syscalls:", 13))) {
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)(colon - e->hook), e->hook, colon + 1);
+		return buf;
+	}
+	return NULL;
+}

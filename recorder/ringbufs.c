@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+
+#include "event_layout.h"
+#include "log_format.h"
+#include "msg.h"
+#include "ringbufs.h"
+
+/* Publish the consumer position after this many bytes within one drain. */
+#define RELEASE_EVERY (256u << 10)
+
+int ringbufs_create(struct ringbufs *r, unsigned ncpus, const bool *online,
+		    uint64_t ring_size, size_t frame_size, struct frame_queue *q,
+		    const struct pointer_scrub *scrub)
+{
+	size_t ntypes;
+	const struct ev_type_info *types = ev_types(&ntypes);
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->epfd = -1;
+	r->ncpus = ncpus;
+	r->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	r->ring_size = ring_size;
+	r->frame_size = frame_size;
+	r->q = q;
+	r->scrub = scrub;
+	for (size_t i = 0; i < ntypes; i++)
+		r->type_size[types[i].type] = types[i].size;
+	r->cpu = calloc(ncpus, sizeof(*r->cpu));
+	if (!r->cpu || user_losses_init(&r->ul, ncpus))
+		return -ENOMEM;
+	for (unsigned c = 0; c < ncpus; c++)
+		r->cpu[c].fd = -1;
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0)
+		return -errno;
+	for (unsigned c = 0; c < ncpus; c++) {
+		struct rb_cpu *rc = &r->cpu[c];
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = c };
+		char name[32];
+
+		if (!online[c])
+			continue;
+		snprintf(name, sizeof(name), "ur_rb%u", c % 100000000u);
+		rc->fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, name, 0, 0, (__u32)ring_size, NULL);
+		if (rc->fd < 0) {
+			err = -errno;
+			msg_error("cannot create a %llu-byte BPF ring buffer for CPU %u: %s",
+				  (unsigned long long)ring_size, c, strerror(-err));
+			return err;
+		}
+		rc->cons_map = mmap(NULL, r->page_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				    rc->fd, 0);
+		if (rc->cons_map == MAP_FAILED) {
+			rc->cons_map = NULL;
+			err = -errno;
+			msg_error("cannot map the ring buffer of CPU %u: %s", c, strerror(-err));
+			return err;
+		}
+		/* The data pages are mapped twice in a row: records never wrap. */
+		rc->prod_map = mmap(NULL, r->page_size + 2 * ring_size, PROT_READ, MAP_SHARED,
+				    rc->fd, (off_t)r->page_size);
+		if (rc->prod_map == MAP_FAILED) {
+			rc->prod_map = NULL;
+			err = -errno;
+			msg_error("cannot map the ring buffer of CPU %u: %s", c, strerror(-err));
+			return err;
+		}
+		rc->consumer_pos = rc->cons_map;
+		rc->producer_pos = rc->prod_map;
+		rc->data = (const unsigned char *)rc->prod_map + r->page_size;
+		rc->mask = ring_size - 1;
+		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, rc->fd, &ev))
+			return -errno;
+	}
+	return 0;
+}
+
+int ringbufs_template_fd(const struct ringbufs *r)
+{
+	for (unsigned c = 0; c < r->ncpus; c++)
+		if (r->cpu[c].fd >= 0)
+			return r->cpu[c].fd;
+	return -1;
+}
+
+int ringbufs_install(struct ringbufs *r, int outer_fd)
+{
+	for (unsigned c = 0; c < r->ncpus; c++) {
+		int err;
+
+		if (r->cpu[c].fd < 0)
+			continue;
+		if (bpf_map_update_elem(outer_fd, &c, &r->cpu[c].fd, BPF_ANY)) {
+			err = -errno;
+			msg_error("cannot install the ring buffer of CPU %u: %s", c, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void ringbufs_destroy(struct ringbufs *r)
+{
+	if (!r->cpu)
+		return;
+	for (unsigned c = 0; c < r->ncpus; c++) {
+		struct rb_cpu *rc = &r->cpu[c];
+
+		if (rc->prod_map)
+			munmap(rc->prod_map, r->page_size + 2 * r->ring_size);
+		if (rc->cons_map)
+			munmap(rc->cons_map, r->page_size);
+		if (rc->fd >= 0)
+			close(rc->fd);
+		frame_free(rc->stage);
+	}
+	free(r->cpu);
+	r->cpu = NULL;
+	user_losses_free(&r->ul);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	r->epfd = -1;
+}
+
+/* Watched fds carry tags above any CPU number. */
+#define TAG_BASE 0x80000000u
+
+int ringbufs_watch(struct ringbufs *r, int fd, uint32_t tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_BASE | tag };
+
+	return epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+unsigned ringbufs_wait(struct ringbufs *r, int timeout_ms)
+{
+	struct epoll_event evs[16];
+	unsigned tags = 0;
+	int n = epoll_wait(r->epfd, evs, 16, timeout_ms);
+
+	for (int i = 0; i < n; i++)
+		if (evs[i].data.u32 & TAG_BASE)
+			tags |= 1u << (evs[i].data.u32 & 31);
+	return tags;
+}
+
+/*
+ * Hand the CPU's staging frame to the writer.  If the queue is full the
+ * frame's events are dropped in place (counted, and reported by a "lost"
+ * record that stays in the frame), and the frame keeps being used.
+ */
+static void hand_off(struct ringbufs *r, unsigned cpu)
+{
+	struct rb_cpu *rc = &r->cpu[cpu];
+	struct frame *f = rc->stage;
+
+	if (!f || !f->count)
+		return;
+	if (fq_push_events(r->q, f)) {
+		rc->stage = NULL;
+		return;
+	}
+	if (frame_drop_events(f, &r->ul))
+		r->frames_dropped++;
+}
+
+static struct frame *stage_for(struct ringbufs *r, unsigned cpu, size_t size)
+{
+	struct rb_cpu *rc = &r->cpu[cpu];
+
+	/* Keep room for the marker frame_drop_events() may have to add. */
+	if (rc->stage && rc->stage->cap - rc->stage->len < size + sizeof(struct ev_lost))
+		hand_off(r, cpu);
+	if (rc->stage && rc->stage->cap - rc->stage->len < size + sizeof(struct ev_lost))
+		return NULL;	/* only markers, and they fill the frame: cannot happen */
+	if (!rc->stage)
+		rc->stage = fq_get_events_frame(r->q, cpu, r->frame_size);
+	return rc->stage;
+}
+
+static void count_user_drop(struct ringbufs *r, unsigned cpu, unsigned type)
+{
+	r->ul.count[(size_t)cpu * EV_TYPE_LIMIT + type % EV_TYPE_LIMIT]++;
+	r->ul.total++;
+}
+
+static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_t size)
+{
+	const struct ev_header *h = rec;
+	struct frame *f;
+	unsigned char *dst;
+	unsigned type = h->type;
+
+	if (type >= EV_TYPE_LIMIT || r->type_size[type] != size) {
+		r->malformed++;
+		return;
+	}
+	f = stage_for(r, cpu, size);
+	if (!f) {
+		/* out of memory for a frame: the record is lost, and counted */
+		count_user_drop(r, cpu, type);
+		return;
+	}
+	dst = f->data + f->len;
+	frame_add_record(f, rec, size);
+	scrub_record(r->scrub, type, dst);
+	if (type == EV_LOST) {
+		const struct ev_lost *l = rec;
+
+		if (!(l->flags & EVF_LOSS_USER))
+			r->kernel_lost_reported += l->count;
+	} else {
+		r->records++;
+	}
+	r->bytes += size;
+}
+
+void ringbufs_add(struct ringbufs *r, unsigned cpu, const void *rec, size_t size)
+{
+	if (cpu < r->ncpus)
+		copy_record(r, cpu, rec, size);
+}
+
+static void drain_ring(struct ringbufs *r, unsigned cpu, bool all)
+{
+	struct rb_cpu *rc = &r->cpu[cpu];
+	unsigned long cons = *rc->consumer_pos;
+	unsigned long prod = __atomic_load_n(rc->producer_pos, __ATOMIC_ACQUIRE);
+	unsigned long released = cons, budget = all ? ~0ul : cons + r->ring_size;
+
+	while (cons < prod && cons < budget) {
+		const uint32_t *hdr = (const uint32_t *)(rc->data + (cons & rc->mask));
+		uint32_t len = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+		uint32_t size = len & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+
+		/* Reserved but not yet submitted: later records must wait. */
+		if (len & BPF_RINGBUF_BUSY_BIT)
+			break;
+		if (!(len & BPF_RINGBUF_DISCARD_BIT))
+			copy_record(r, cpu, hdr + BPF_RINGBUF_HDR_SZ / 4, size);
+		cons += (size + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
+		if (cons - released >= RELEASE_EVERY) {
+			__atomic_store_n(rc->consumer_pos, cons, __ATOMIC_RELEASE);
+			released = cons;
+		}
+		if (cons == prod)
+			prod = __atomic_load_n(rc->producer_pos, __ATOMIC_ACQUIRE);
+	}
+	if (cons != released)
+		__atomic_store_n(rc->consumer_pos, cons, __ATOMIC_RELEASE);
+}
+
+void ringbufs_drain(struct ringbufs *r, bool all)
+{
+	r->drains++;
+	for (unsigned c = 0; c < r->ncpus; c++)
+		if (r->cpu[c].fd >= 0)
+			drain_ring(r, c, all);
+}
+
+void ringbufs_flush(struct ringbufs *r)
+{
+	for (unsigned c = 0; c < r->ncpus; c++)
+		hand_off(r, c);
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log_format.h"
+#include "writer.h"
+
+static void wake_main(struct writer *w)
+{
+	uint64_t one = 1;
+
+	if (w->wake_fd >= 0 && write(w->wake_fd, &one, sizeof(one)) < 0) {
+		/* the eventfd counter cannot overflow here; nothing to do */
+	}
+}
+
+static void write_one(struct writer *w, struct frame *f)
+{
+	struct log_frame_desc d = {
+		.type = f->type,
+		.flags = f->flags,
+		.stream = f->stream,
+		.count = f->count,
+		.first_ts = f->first_ts == UINT64_MAX ? 0 : f->first_ts,
+		.last_ts = f->last_ts,
+	};
+	uint64_t bytes;
+	int ret;
+
+	if (atomic_load(&w->error)) {
+		if (f->type == LOG_FRAME_EVENTS)
+			atomic_fetch_add(&w->events_discarded, f->events);
+		return;
+	}
+	ret = log_write_frame(w->lw, &d, f->data, f->len);
+	if (ret) {
+		atomic_store(&w->error, ret);
+		if (f->type == LOG_FRAME_EVENTS)
+			atomic_fetch_add(&w->events_discarded, f->events);
+		wake_main(w);
+		return;
+	}
+	if (f->type == LOG_FRAME_EVENTS)
+		atomic_fetch_add(&w->events_written, f->events);
+	bytes = log_writer_bytes(w->lw);
+	atomic_store(&w->bytes, bytes);
+	atomic_store(&w->raw_bytes, log_writer_raw_bytes(w->lw));
+	if (w->max_size && bytes >= w->max_size && !atomic_exchange(&w->max_size_hit, true))
+		wake_main(w);
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	struct frame *f;
+
+	while ((f = fq_pop(w->q))) {
+		write_one(w, f);
+		fq_recycle(w->q, f);
+	}
+	return NULL;
+}
+
+int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
+		 uint64_t max_size, int wake_fd)
+{
+	int ret;
+
+	w->lw = lw;
+	w->q = q;
+	w->max_size = max_size;
+	w->wake_fd = wake_fd;
+	atomic_init(&w->bytes, log_writer_bytes(lw));
+	atomic_init(&w->raw_bytes, log_writer_raw_bytes(lw));
+	atomic_init(&w->events_written, 0);
+	atomic_init(&w->events_discarded, 0);
+	atomic_init(&w->error, 0);
+	atomic_init(&w->max_size_hit, false);
+	ret = pthread_create(&w->thread, NULL, writer_main, w);
+	if (ret)
+		return -ret;
+	w->running = true;
+	return 0;
+}
+
+void writer_stop(struct writer *w)
+{
+	if (!w->running)
+		return;
+	fq_close(w->q);
+	pthread_join(w->thread, NULL);
+	w->running = false;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The writer thread: takes frames from the queue, compresses and appends
+ * them to the log (common/log_writer.c), so that a slow disk never stalls
+ * the draining of the BPF rings.  It owns the log writer while it runs.
+ *
+ * A write error (disk full, file too large) stops the writing: later frames
+ * are discarded (and counted) and the main loop is woken through wake_fd to
+ * stop the recording; log_writer has already cut the file back to its last
+ * complete frame.
+ */
+#ifndef RINGSIDE_RECORDER_WRITER_H
+#define RINGSIDE_RECORDER_WRITER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frames.h"
+#include "log_writer.h"
+
+struct writer {
+	struct log_writer *lw;
+	struct frame_queue *q;
+	pthread_t thread;
+	bool running;
+	uint64_t max_size;		/* 0: none */
+	int wake_fd;			/* eventfd, -1: none */
+	atomic_uint_fast64_t bytes;	/* log size so far */
+	atomic_uint_fast64_t raw_bytes;
+	atomic_uint_fast64_t events_written;
+	atomic_uint_fast64_t events_discarded;	/* after an error */
+	atomic_int error;		/* first write error, -errno */
+	atomic_bool max_size_hit;
+};
+
+int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
+		 uint64_t max_size, int wake_fd);
+/* Close the queue, write what is in it, and join the thread. */
+void writer_stop(struct writer *w);
+
+#endif
