@@ -23,11 +23,16 @@
  *     waits for the end of the completing thread's task-work batch to
  *     classify it).  Each object is delivered exactly once.
  *   - task() and ring() are called before the first request(), syscall(),
- *     cqe(), marker() or counter() that refers to them, and again each time
- *     their description changes (rename, exec, exit, role learned, ring
- *     created); the last call carries the final state.  The pointers are
- *     valid until destroy(); the objects they point to are updated in
- *     place.
+ *     cqe(), marker(), counter() or raw_event() that refers to them, and
+ *     again each time their description changes (name, process, kind,
+ *     rings served, exit; ring fd/owner/setup/SQPOLL thread/io-wq workers);
+ *     the last call carries the final state.  The pointers are valid until
+ *     destroy(); the objects they point to are updated in place.  The
+ *     activity counters (first_ts/last_ts, model_ring.requests) keep moving
+ *     without a call: read their final values from output_totals in end().
+ *   - With a selection (--pid/--ring), task() and ring() are filtered like
+ *     everything else, so a consumer never sees a request whose ring was
+ *     not announced.
  *   - Pointers passed to request(), syscall(), cqe(), raw_event(), loss(),
  *     marker() and counter() are valid only during the call: copy what you
  *     keep.
@@ -474,6 +479,9 @@ const char *loss_source_name(enum loss_source s);	/* "kernel", "recorder", ... *
 const char *marker_kind_name(enum marker_kind k);	/* "cqe_overflow", ... */
 const char *counter_kind_name(enum counter_kind k);	/* "inflight", ... */
 const char *loss_kind_name(unsigned kind);	/* enum ev_loss_kind: "ring_full", ... */
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if the
+ * byte at s does not start one (task names are raw kernel bytes). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
 /* Modifier names joined by '|' ("drained|linked"); "" when none. */
 char *format_modifiers(char *buf, size_t len, uint32_t modifiers);
 

@@ -157,39 +157,6 @@ static void put_i64(FILE *f, int64_t v)
 	}
 }
 
-/* Length of a valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -210,7 +177,7 @@ static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
 		fwrite_unlocked(u, 1, n, f);
 	} else {
 		for (size_t i = 0; i < n;) {
-			size_t l = utf8_len(u + i, n - i);
+			size_t l = utf8_seq_len(u + i, n - i);
 
 			if (!l) {
 				static const char hex[] = "0123456789abcdef";

@@ -47,26 +47,38 @@ static void j_cqe(struct output *o, const struct model_cqe *c) { report_cqe(&J(o
 static void j_loss(struct output *o, const struct model_loss *l) { report_loss(&J(o)->rep, l); }
 static void j_marker(struct output *o, const struct model_marker *m) { report_marker(&J(o)->rep, m); }
 
-/* comm bytes are arbitrary: keep printable ASCII, escape the rest as \u00XX
- * by passing them through as Latin-1 code points (json_strn escapes
- * control characters; bytes >= 0x80 are replaced to stay valid UTF-8). */
+/* A string from the log or the command line as valid UTF-8: bytes that do
+ * not form a valid sequence become U+FFFD. */
+static void text_str(struct json_out *o, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	char *buf = malloc(n * 3 + 1);
+	size_t len = 0;
+
+	if (!buf) {
+		o->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_seq_len(u + i, n - i);
+
+		if (!l) {
+			memcpy(buf + len, "\xef\xbf\xbd", 3);
+			len += 3;
+			i++;
+			continue;
+		}
+		memcpy(buf + len, u + i, l);
+		len += l;
+		i += l;
+	}
+	json_strn(o, buf, len);
+	free(buf);
+}
+
 static void comm_str(struct json_out *o, const char *s)
 {
-	char buf[EV_COMM_LEN * 3 + 1];
-	size_t n = 0;
-
-	for (size_t i = 0; s[i] && i < EV_COMM_LEN; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x80) {
-			buf[n++] = (char)c;
-		} else {	/* U+FFFD */
-			buf[n++] = (char)0xef;
-			buf[n++] = (char)0xbf;
-			buf[n++] = (char)0xbd;
-		}
-	}
-	json_strn(o, buf, n);
+	text_str(o, s, strnlen(s, EV_COMM_LEN));
 }
 
 static void latency(struct json_out *o, const char *key, const struct hist *h)
@@ -91,7 +103,8 @@ static void recording(struct jsonout *j, struct json_out *o, const struct output
 
 	json_key(o, "recording");
 	json_obj_begin(o);
-	json_kv_str(o, "log", m->log_path);
+	json_key(o, "log");
+	text_str(o, m->log_path, strlen(m->log_path));
 	json_kv_str(o, "recording_id", m->info->recording_id_str);
 	json_key(o, "format_version");
 	json_obj_begin(o);
@@ -359,7 +372,7 @@ static void errors_anomalies(struct jsonout *j, struct json_out *o, const struct
 	json_key(o, "warnings");
 	json_arr_begin(o);
 	for (size_t i = 0; i < t->nwarnings; i++)
-		json_str(o, t->warnings[i]);
+		text_str(o, t->warnings[i], strlen(t->warnings[i]));
 	json_arr_end(o);
 }
 
