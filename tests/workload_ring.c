@@ -1066,9 +1066,11 @@ void wl_order(struct wl_run *run, uint64_t user_data, const uint64_t *after,
 	o = &run->orders[run->n_orders++];
 	memset(o, 0, sizeof(*o));
 	o->user_data = user_data;
-	memcpy(o->after, after, n_after * sizeof(*after));
+	if (n_after)
+		memcpy(o->after, after, n_after * sizeof(*after));
 	o->n_after = n_after;
-	memcpy(o->before, before, n_before * sizeof(*before));
+	if (n_before)
+		memcpy(o->before, before, n_before * sizeof(*before));
 	o->n_before = n_before;
 	pthread_mutex_unlock(&run->lock);
 }
