@@ -42,11 +42,12 @@
  *
  * USER_DATA
  *   scenario_id * 10^9 + ring_index * 10^6 + n   (n from 1, per ring)
- *   e.g. 4001000003 is scenario 4 (poll), ring 1, request 3 (storm's one
- *   ring counts n up to --count, past 10^6).  Scenario ids
- *   are fixed (the order of the list below, from 1), so a request has the
- *   same user_data alone and inside "all".  The ring index is the ring's
- *   position in "rings".
+ *   e.g. 8001000003 is scenario 8 (rings), ring 1, request 3.  Scenario
+ *   ids are fixed (the order of the list below, from 1), so a request has
+ *   the same user_data alone and inside "all".  The ring index is the
+ *   ring's position in "rings".  Exceptions: storm's one ring counts n up
+ *   to --count (past 10^6); the CQE MSG_RING posts into ring1 of "rings"
+ *   has user_data ring1 base + 999999 (listed in "aux_cqes").
  *
  * SCENARIOS (CLI word, id)
  *   nop (1)        --batches B (4) --batch-size N (8): B io_uring_enter

@@ -335,6 +335,7 @@ const char *wl_scratch_dir(struct wl_run *run)
 			return NULL;
 		}
 		snprintf(run->dir, sizeof(run->dir), "%s", run->opts->dir);
+		wl_param_str(run, "dir", run->dir);
 		return run->dir;
 	}
 	tmp = getenv("TMPDIR");
@@ -347,6 +348,7 @@ const char *wl_scratch_dir(struct wl_run *run)
 		return NULL;
 	}
 	run->dir_created = true;
+	wl_param_str(run, "dir", run->dir);
 	return run->dir;
 }
 

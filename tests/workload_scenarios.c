@@ -16,9 +16,8 @@
 
 #include "workload.h"
 
-static unsigned opt(const struct wl_opts *o, bool set, unsigned value, unsigned def)
+static unsigned opt(bool set, unsigned value, unsigned def)
 {
-	(void)o;
 	return set ? value : def;
 }
 
@@ -45,8 +44,8 @@ static void check_data(struct wl_run *run, const char *what, const void *got,
 void wl_scen_nop(struct wl_run *run)
 {
 	const struct wl_opts *o = run->opts;
-	unsigned batches = opt(o, o->batches_set, o->batches, 4);
-	unsigned size = opt(o, o->batch_size_set, o->batch_size, 8);
+	unsigned batches = opt(o->batches_set, o->batches, 4);
+	unsigned size = opt(o->batch_size_set, o->batch_size, 8);
 	struct wl_ring *r;
 	unsigned b, i;
 	int err = 0;
@@ -79,8 +78,8 @@ void wl_scen_nop(struct wl_run *run)
 void wl_scen_rw(struct wl_run *run)
 {
 	const struct wl_opts *o = run->opts;
-	unsigned count = opt(o, o->count_set, o->count, 8);
-	unsigned size = opt(o, o->size_set, o->size, 4096);
+	unsigned count = opt(o->count_set, o->count, 8);
+	unsigned size = opt(o->size_set, o->size, 4096);
 	unsigned char *wbuf = NULL, *rbuf = NULL;
 	struct iovec wv[2], rv[2];
 	struct io_uring_sqe *sqe;
@@ -94,7 +93,6 @@ void wl_scen_rw(struct wl_run *run)
 	fd = wl_open_scratch_file(run, "rw", 0);
 	if (fd < 0)
 		return;
-	wl_param_str(run, "dir", run->dir);
 	wbuf = wl_xcalloc(count + 1, size);
 	rbuf = wl_xcalloc(count + 1, size);
 	wl_fill_pattern(wbuf, (size_t)(count + 1) * size, o->seed, 1);
@@ -549,7 +547,7 @@ out:
 void wl_scen_multishot(struct wl_run *run)
 {
 	const struct wl_opts *o = run->opts;
-	unsigned shots = opt(o, o->count_set, o->count, 3);
+	unsigned shots = opt(o->count_set, o->count, 3);
 	int32_t more_res[WL_MAX_CQES];
 	int p[2] = { -1, -1 }, sp[2] = { -1, -1 };
 	unsigned char *bufs = NULL, data[WL_MAX_CQES * 8];
