@@ -71,6 +71,9 @@ struct ring_state {
 	uint32_t *workers;
 	size_t nworkers;
 	bool had_events;
+	/* The last request submitted with IOSQE_IO_LINK/HARDLINK: a chain is
+	 * being assembled (io_submit_sqe() under the ring's uring_lock). */
+	struct req *link_tail;
 };
 
 struct req {
@@ -80,6 +83,7 @@ struct req {
 	bool counted_inflight, in_iowq;
 	bool tentative_inline;
 	bool link_marker_sent;
+	bool ud_indexed;		/* in m->by_user_data */
 	uint64_t loss_seq_at_open;
 	bool loss_covered;
 	struct chain *chain;
@@ -95,6 +99,7 @@ struct model {
 	struct output *out;
 	const struct output_ops *ops;
 	struct hmap tasks, rings, reqs, fds;
+	struct hmap by_user_data;	/* (ring, user_data) -> open request, filled on demand */
 	struct ring_state **ring_list;
 	size_t nrings, ringcap;
 	uint64_t next_req_id, next_sys_id;
@@ -346,6 +351,11 @@ static struct req *req_new(struct model *m, struct ring_state *rs, uint64_t req_
 
 static void req_unlink_open(struct model *m, struct req *rq)
 {
+	if (rq->ud_indexed) {
+		if (hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rq->ring, rq->r.user_data) == rq)
+			hmap_del(&m->by_user_data, (uint64_t)(uintptr_t)rq->ring, rq->r.user_data);
+		rq->ud_indexed = false;
+	}
 	if (rq->open) {
 		hmap_del(&m->reqs, rq->ring->r.ring_id, rq->r.req_ptr);
 		rq->open = false;
@@ -375,6 +385,8 @@ static void req_emit(struct model *m, struct req *rq)
 		rq->r.path = PATH_INLINE;
 		rq->tentative_inline = false;
 	}
+	if (rq->ring->link_tail == rq)
+		rq->ring->link_tail = NULL;
 	if (rq->chain) {
 		if (rq->chain->last == rq)
 			rq->chain->last = NULL;
@@ -458,6 +470,32 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
 	rq = hmap_get(&m->reqs, rs->r.ring_id, req_ptr);
 	if (!rq && create)
 		rq = req_new(m, rs, req_ptr);
+	return rq;
+}
+
+/*
+ * The oldest open request of a ring with this user_data (CQEs that carry no
+ * request pointer: 6.18 overflows, multishot CQEs posted through
+ * io_req_post_cqe()/io_fill_cqe_aux()).  The first lookup scans the open
+ * requests; the answer is cached until that request closes, so a multishot
+ * stream costs one scan.
+ */
+static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint64_t user_data)
+{
+	struct req *rq = hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data);
+	struct hmap_slot *s;
+
+	if (rq)
+		return rq;
+	hmap_for_each(&m->reqs, s) {
+		struct req *c = s->val;
+
+		if (c->ring == rs && c->r.user_data == user_data &&
+		    (c->r.sqe_valid || c->r.submit_ts) && (!rq || c->r.id < rq->r.id))
+			rq = c;
+	}
+	if (rq && !hmap_put(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data, rq))
+		rq->ud_indexed = true;
 	return rq;
 }
 
@@ -879,6 +917,8 @@ static struct req *start_request(struct model *m, struct task_state *ts, struct 
 	return rq;
 }
 
+static void track_link_flags(struct model *m, struct ring_state *rs, struct req *rq, bool failed);
+
 static void on_submit(struct model *m, const struct ev_submit *e, struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
@@ -916,6 +956,7 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 		rq->r.ioprio = e->ioprio;
 		rq->r.personality = e->personality;
 	}
+	track_link_flags(m, rs, rq, false);
 }
 
 static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct task_state *ts)
@@ -945,6 +986,7 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 		rq->r.ioprio = e->ioprio;
 		rq->r.personality = e->personality;
 	}
+	track_link_flags(m, rs, rq, true);
 	marker(m, MARK_REQ_FAILED, HDR(e), rs, rq, e->error, e->user_data, 0, 0, 0);
 }
 
@@ -991,11 +1033,9 @@ static void on_defer(struct model *m, const struct ev_defer *e)
 		rq->r.defer_ts = e->ts;
 }
 
-static void on_link(struct model *m, const struct ev_link *e)
+/* rq joins the chain target belongs to (starting one at target). */
+static void chain_join(struct model *m, struct req *rq, struct req *target)
 {
-	struct ring_state *rs = ring_get(m, e->ring);
-	struct req *rq = req_lookup(m, rs, e->req, true);
-	struct req *target = req_lookup(m, rs, e->target_req, true);
 	struct chain *c;
 
 	if (!rq || !target || rq == target || rq->chain)
@@ -1024,6 +1064,28 @@ static void on_link(struct model *m, const struct ev_link *e)
 		rq->r.link_prev = c->last->r.id;
 	}
 	c->last = rq;
+}
+
+/*
+ * link (req, target) fires after req's submit when a chain is being
+ * assembled.  A member that fails io_init_req() joins the chain without a
+ * link event (io_submit_fail_init()), so the model also follows the
+ * IOSQE_IO_LINK/HARDLINK flags of consecutive submissions on the ring.
+ */
+static void on_link(struct model *m, const struct ev_link *e)
+{
+	struct ring_state *rs = ring_get(m, e->ring);
+
+	chain_join(m, req_lookup(m, rs, e->req, true), req_lookup(m, rs, e->target_req, true));
+}
+
+#define IOSQE_LINK_BITS ((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
+
+static void track_link_flags(struct model *m, struct ring_state *rs, struct req *rq, bool failed)
+{
+	if (failed && rs->link_tail)
+		chain_join(m, rq, rs->link_tail);
+	rs->link_tail = rq->r.sqe_flags & IOSQE_LINK_BITS ? rq : NULL;
 }
 
 /* An open request, or one this thread just completed (still held). */
@@ -1169,6 +1231,11 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!rs)
 		return;
 	cqe_posted_on_ring(rs);
+	/* Multishot CQEs (IORING_CQE_F_MORE) go through io_fill_cqe_aux(),
+	 * which traces no request: give them to their open request. */
+	if (!e->req && (e->cflags & IORING_CQE_F_MORE_BIT) &&
+	    (rq = req_by_user_data(m, rs, e->user_data)))
+		goto have_request;
 	if (!e->req) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
@@ -1184,6 +1251,7 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	rq = req_lookup(m, rs, e->req, true);
 	if (!rq)
 		return;
+have_request:
 	rq->r.ncqes++;
 	if (!rq->r.first_cqe_ts)
 		rq->r.first_cqe_ts = e->ts;
@@ -1246,15 +1314,7 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 	} else {
 		/* 6.18: the overflow is the completion.  Its request is the
 		 * oldest open one of this ring with this user_data. */
-		struct hmap_slot *s;
-
-		hmap_for_each(&m->reqs, s) {
-			struct req *c = s->val;
-
-			if (c->ring == rs && c->r.user_data == e->user_data &&
-			    (c->r.sqe_valid || c->r.submit_ts) && (!rq || c->r.id < rq->r.id))
-				rq = c;
-		}
+		rq = req_by_user_data(m, rs, e->user_data);
 		struct ev_complete fake = {
 			.ts = e->ts, .tid = e->tid, .tgid = e->tgid, .type = EV_COMPLETE,
 			.res = e->res, .ring = e->ring, .req = rq ? rq->r.req_ptr : 0,
@@ -1615,6 +1675,7 @@ int model_new(struct model **mp, const struct model_config *cfg)
 	hmap_init(&m->rings);
 	hmap_init(&m->reqs);
 	hmap_init(&m->fds);
+	hmap_init(&m->by_user_data);
 	*mp = m;
 	return 0;
 }
@@ -1663,5 +1724,6 @@ void model_free(struct model *m)
 	hmap_free(&m->rings);
 	hmap_free(&m->reqs);
 	hmap_free(&m->fds);
+	hmap_free(&m->by_user_data);
 	free(m);
 }

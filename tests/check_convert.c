@@ -477,6 +477,11 @@ START_TEST(test_cqes)
 	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0x41, 1, 8, CQE_F_MORE);
 	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0x41, 1, -125, 0);
 	ev_complete(&sc, T0 + 5 * US, TID, PID, RING, 0, 99, 0, 0);	/* MSG_RING target */
+	/* Since 6.10 multishot CQEs come through io_fill_cqe_aux(): no req. */
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0x45, 6 /* POLL_ADD */, 9, 0, 0);
+	ev_complete(&sc, T0 + 7 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
+	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
+	ev_complete(&sc, T0 + 9 * US, TID, PID, RING, 0x45, 9, -125, 0);
 	/* 6.18: the overflow is the completion. */
 	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0x42, OP_NOP, 2, 0, 0);
 	ev_submit(&sc, T0 + 11 * US, TID, PID, RING, 0x43, OP_NOP, 2, 0, 0);
@@ -494,11 +499,16 @@ START_TEST(test_cqes)
 	ck_assert_uint_eq(r->first_cqe_ts, T0 + 2 * US);
 	ck_assert_uint_eq(r->complete_ts, T0 + 4 * US);
 	ck_assert_int_eq(r->status, REQ_COMPLETE);
-	ck_assert_uint_eq(c->ncqe, 3);	/* two F_MORE + one aux */
+	ck_assert_uint_eq(c->ncqe, 5);	/* 2 + 2 F_MORE, one aux */
 	ck_assert_ptr_null(c->cqe[2].request);
 	ck_assert_uint_eq(c->cqe[2].user_data, 99);
+	ck_assert_ptr_nonnull(c->cqe[3].request);
+	r = req_by_ud(c, 9);
+	ck_assert(r->modifiers & REQM_MULTISHOT);
+	ck_assert_uint_eq(r->ncqes, 3);
+	ck_assert_uint_eq(r->first_cqe_ts, T0 + 7 * US);
 	/* Oldest open request with user_data 2 first. */
-	ck_assert_uint_eq(c->nreq, 4);
+	ck_assert_uint_eq(c->nreq, 5);
 	for (size_t i = 0; i < c->nreq; i++) {
 		if (c->req[i].req_ptr == 0x42) {
 			ck_assert(c->req[i].modifiers & REQM_CQ_OVERFLOW);
