@@ -1399,7 +1399,7 @@ static void on_work_end(struct model *m, const struct ev_work_end *e, struct tas
 
 static void on_sched_switch(struct model *m, const struct ev_sched_switch *e)
 {
-	struct task_state *next = e->next_tid ? task_get(m, e->next_tid, e->next_tgid) : NULL;
+	struct task_state *next = e->next_tid ? hmap_get(&m->tasks, e->next_tid, 0) : NULL;
 
 	if (next && (next->t.kind == TASK_IOWQ_WORKER || next->is_worker_guess))
 		next->last_activity_ts = e->ts;
@@ -1444,7 +1444,12 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 
 	m->now = h->ts;
 	m->seq++;
-	ts = h->tid ? task_get(m, h->tid, h->tgid) : NULL;
+	/* A context switch names whatever ran next to an io_uring thread:
+	 * only tasks already known are touched. */
+	if (h->type == EV_SCHED_SWITCH)
+		ts = h->tid ? hmap_get(&m->tasks, h->tid, 0) : NULL;
+	else
+		ts = h->tid ? task_get(m, h->tid, h->tgid) : NULL;
 	prev_seq = ts ? ts->last_seq : 0;
 	if (ts)
 		ts->last_seq = m->seq;
