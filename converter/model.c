@@ -92,6 +92,8 @@ struct req {
 struct syscall_state {
 	struct model_syscall s;
 	struct ring_state *ring;
+	uint64_t loss_seq_at_begin;
+	bool loss_covered;
 };
 
 struct model {
@@ -616,6 +618,8 @@ static struct syscall_state *sys_begin(struct model *m, struct task_state *ts,
 	ss->s.fd = -1;
 	ss->s.ring = rs ? &rs->r : NULL;
 	ss->ring = rs;
+	ss->loss_seq_at_begin = m->loss_seq;
+	ss->loss_covered = m->loss_seq && h->ts <= m->loss_max_end;
 	if (rs && kind == SYS_ENTER) {
 		if (!grow(m, (void **)&rs->enters, &rs->entercap, rs->nenters + 1,
 			  sizeof(*rs->enters))) {
@@ -643,6 +647,7 @@ static struct syscall_state *sys_end(struct model *m, struct task_state *ts,
 
 static void sys_emit(struct model *m, struct task_state *ts, struct syscall_state *ss)
 {
+	ss->s.events_lost = ss->loss_covered || m->loss_seq > ss->loss_seq_at_begin;
 	sys_detach(ss);
 	ts->open_sys = NULL;
 	m->syscalls++;

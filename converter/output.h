@@ -248,6 +248,8 @@ struct model_syscall {
 	const struct model_ring *ring;	/* NULL when not resolved */
 	int32_t fd;			/* fd argument (setup: -1) */
 	bool registered_ring;		/* fd is a registered-ring index */
+	bool events_lost;		/* a loss window overlapped the slice: the
+					 * counts below are lower bounds */
 
 	/* SYS_ENTER */
 	uint32_t to_submit, min_complete, enter_flags;

@@ -448,7 +448,7 @@ static void c_request(struct output *o, const struct model_request *r)
 	"to_submit min_complete flags submitted completed wait_start_ns " \
 	"submitting_ns waiting_ns wait_min_events sq_pending_enter cq_pending_enter " \
 	"sq_pending_exit cq_pending_exit entries setup_flags sq_thread_cpu " \
-	"sq_thread_idle cq_entries register_opcode nr_args"
+	"sq_thread_idle cq_entries register_opcode nr_args events_lost"
 
 static void c_syscall(struct output *o, const struct model_syscall *s)
 {
@@ -512,6 +512,7 @@ static void c_syscall(struct output *o, const struct model_syscall *s)
 		field_empty(c, f);
 	}
 	field_opt_u64(c, f, reg, s->nr_args);
+	field_bool(c, f, s->events_lost);
 	eol(c, f);
 }
 

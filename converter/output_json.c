@@ -254,7 +254,8 @@ static void procs_rings(struct jsonout *j, struct json_out *o)
 		json_key(o, "comm");
 		comm_str(o, report_comm(r, p->pid));
 		json_kv_u64(o, "requests", p->requests);
-		json_kv_u64(o, "enters", p->enters);
+		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
+		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
@@ -293,7 +294,8 @@ static void procs_rings(struct jsonout *j, struct json_out *o)
 		json_kv_u64(o, "requests", rs->requests);
 		json_kv_u64(o, "complete", rs->complete);
 		latency(o, "latency_ns", &rs->latency);
-		json_kv_u64(o, "enters", rs->enters);
+		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
+		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);

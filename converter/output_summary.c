@@ -208,7 +208,7 @@ static void print_procs(struct summary *s)
 
 			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s\n",
 				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)), p->requests,
-				p->enters, p->submitted,
+				p->enters + p->enters_lossy, p->submitted,
 				p->enters ? (double)p->submitted / (double)p->enters : 0.0,
 				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
 				fmt_dur(p->wait_ns, b[2], 24));
@@ -229,7 +229,7 @@ static void print_procs(struct summary *s)
 		snprintf(fd, sizeof(fd), "%d", rs->ring->fd);
 		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s  %s\n",
 			rs->ring->number, rs->ring->pid, rs->ring->fd >= 0 ? fd : "?",
-			rs->requests, rs->enters,
+			rs->requests, rs->enters + rs->enters_lossy,
 			rs->enters ? (double)rs->submitted / (double)rs->enters : 0.0,
 			fmt_dur(rs->enter_ns, b[0], 24), fmt_dur(rs->submit_ns, b[1], 24),
 			fmt_dur(rs->wait_ns, b[2], 24),
@@ -237,6 +237,16 @@ static void print_procs(struct summary *s)
 			(rs->ring->setup_flags ? format_flags(fl, sizeof(fl), rs->ring->setup_flags,
 							      setup_flag_names) : "default") :
 			"(opened before recording)");
+	}
+	{
+		uint64_t lossy = 0;
+
+		for (size_t i = 0; i < r->nrings; i++)
+			if (r->rings[i])
+				lossy += r->rings[i]->enters_lossy;
+		if (lossy)
+			fprintf(f, "(%" PRIu64 " io_uring_enter calls overlapped a loss window: counted in \"enters\" and \"in enter\", left out of req/enter, submitting/waiting and batching)\n",
+				lossy);
 	}
 	fprintf(f, "\nBatching: io_uring_enter calls by requests submitted\n");
 	fprintf(f, "%4s %8s %8s %8s %8s %8s %8s %8s %8s\n", "ring", "0", "1", "2-3", "4-7",

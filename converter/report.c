@@ -188,6 +188,19 @@ void report_syscall(struct report *r, const struct model_syscall *s)
 		ps->syscalls[s->kind]++;
 	if (s->kind != SYS_ENTER)
 		return;
+	if (s->events_lost) {
+		/* Counts inside are lower bounds: keep them out of the
+		 * batching figures, keep the time (begin and end are exact). */
+		if (ps) {
+			ps->enters_lossy++;
+			ps->enter_ns += dur;
+		}
+		if (rs) {
+			rs->enters_lossy++;
+			rs->enter_ns += dur;
+		}
+		return;
+	}
 	if (ps) {
 		ps->enters++;
 		ps->submitted += s->submitted;

@@ -77,6 +77,7 @@ START_TEST(test_inline_and_task_work)
 	ck_assert_uint_eq(syscall_submit_ns(&c->sys[0]), 7 * US);
 	ck_assert_uint_eq(syscall_wait_ns(&c->sys[0]), 15 * US);
 	ck_assert_int_eq(c->sys[0].ret, 3);
+	ck_assert(!c->sys[0].events_lost);
 	ck_assert_uint_eq(req_by_ud(c, 1)->submit_syscall, c->sys[0].id);
 	ck_assert_uint_eq(req_by_ud(c, 2)->complete_syscall, c->sys[0].id);
 	ck_assert_uint_eq(c->nrings, 1);
@@ -274,6 +275,7 @@ START_TEST(test_losses)
 
 	scen_open(&sc, "loss.log");
 	ev_complete(&sc, T0 + 1 * US, TID, PID, RING, 0xf0, 100, 0, 0);	/* before any loss */
+	ev_enter_begin(&sc, T0 + 1 * US + 500, TID2, PID, RING, 3, 0, 1, 1);	/* spans the loss */
 	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xf1, OP_READ, 1, 0, 0);
 	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xf2, OP_READ, 2, 0, 0);
 	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xf2, 2, 0, 0);	/* before the loss */
@@ -281,6 +283,9 @@ START_TEST(test_losses)
 	ev_lost(&sc, T0 + 10 * US, T0 + 20 * US, 7);
 	sc.cpu = 0;
 	ev_complete(&sc, T0 + 30 * US, TID, PID, RING, 0xf1, 1, 0, 0);	/* spans the loss */
+	ev_enter_end(&sc, T0 + 30 * US + 500, TID2, PID, RING, 0);
+	ev_enter_begin(&sc, T0 + 32 * US, TID2, PID, RING, 3, 0, 1, 1);	/* after it */
+	ev_enter_end(&sc, T0 + 33 * US, TID2, PID, RING, 0);
 	ev_complete(&sc, T0 + 31 * US, TID, PID, RING, 0xf3, 3, 0, 0);	/* submit lost? */
 	ev_submit(&sc, T0 + 40 * US, TID, PID, RING, 0xf4, OP_READ, 4, 0, 0);
 	ev_complete(&sc, T0 + 41 * US, TID, PID, RING, 0xf4, 4, 0, 0);	/* after it: fine */
@@ -302,6 +307,9 @@ START_TEST(test_losses)
 	ck_assert_uint_eq(c->loss[0].first_ts, T0 + 10 * US);
 	ck_assert_uint_eq(c->loss[0].last_ts, T0 + 20 * US);
 	ck_assert_int_eq(c->loss[0].source, LOSS_KERNEL);
+	ck_assert_uint_eq(c->nsys, 2);
+	ck_assert(c->sys[0].events_lost);
+	ck_assert(!c->sys[1].events_lost);
 	capture_free(c);
 	scen_free(&sc);
 }
