@@ -278,8 +278,10 @@ static void find_gaps(struct merge *m)
 		memset(&gap, 0, sizeof(gap));
 		gap.kind = SRC_GAP;
 		gap.stream = b->stream;
-		gap.first_ts = a->last_ts;
-		gap.last_ts = b->first_ts > a->last_ts ? b->first_ts : a->last_ts;
+		/* The missing frames' records came after a's last record and
+		 * before b's first: the window is the open interval. */
+		gap.first_ts = a->last_ts + 1;
+		gap.last_ts = b->first_ts > gap.first_ts ? b->first_ts - 1 : gap.first_ts;
 		if (plan_add(m, &gap))
 			return;
 	}

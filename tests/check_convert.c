@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "convert_test.h"
+#include "names.h"
+#include "stats.h"
 #include "test_util.h"
+#include "timebase.h"
 
 #define RING 0x1000
 #define RING2 0x2000
@@ -636,6 +639,170 @@ START_TEST(test_time_args)
 }
 END_TEST
 
+/* A CPU's frame cut out of the file: a sequence gap, reported and placed. */
+START_TEST(test_frame_gap)
+{
+	struct scen sc;
+	struct capture *c;
+	unsigned char *buf;
+	size_t size;
+	uint64_t cut_from = 0, cut_to = 0;
+	unsigned seen = 0;
+
+	scen_open(&sc, "gap.log");
+	sc.cpu = 1;
+	for (int f = 0; f < 3; f++) {
+		ev_submit(&sc, T0 + (uint64_t)f * 100 * US, TID, PID, RING, 0x60 + (uint64_t)f,
+			  OP_NOP, 60 + (uint64_t)f, 0, 0);
+		ev_complete(&sc, T0 + (uint64_t)f * 100 * US + 50 * US, TID, PID, RING,
+			    0x60 + (uint64_t)f, 60 + (uint64_t)f, 0, 0);
+		synth_flush(sc.s);
+	}
+	scen_finish(&sc);
+	{
+		struct log_reader *r;
+		struct log_frame f;
+		char msg[LOG_MSG_LEN];
+
+		ck_assert_int_eq(log_reader_open(&r, sc.path, msg, sizeof(msg)), 0);
+		while (log_reader_next(r, &f))
+			if (f.h.type == LOG_FRAME_EVENTS && seen++ == 1) {
+				cut_from = f.offset;
+				cut_to = f.payload_offset + f.h.stored_size;
+			}
+		log_reader_close(r);
+	}
+	ck_assert_uint_gt(cut_to, cut_from);
+	buf = test_read_file(sc.path, &size);
+	memmove(buf + cut_from, buf + cut_to, size - cut_to);
+	test_write_file(sc.path, buf, size - (cut_to - cut_from));
+	free(buf);
+	c = convert_capture(sc.path, NULL);
+	ck_assert_uint_eq(c->nloss, 1);
+	ck_assert_int_eq(c->loss[0].source, LOSS_FRAME_GAP);
+	ck_assert_uint_eq(c->loss[0].cpu, 1);
+	ck_assert_uint_eq(c->loss[0].first_ts, T0 + 50 * US + 1);
+	ck_assert_uint_eq(c->loss[0].last_ts, T0 + 200 * US - 1);
+	ck_assert_ptr_nonnull(strstr(c->warnings, "sequence gap"));
+	ck_assert_int_eq(req_by_ud(c, 60)->status, REQ_COMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 62)->status, REQ_COMPLETE);
+	ck_assert_uint_eq(c->nreq, 2);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Percentiles within 1% of the exact ones, exact count/min/max. */
+START_TEST(test_hist)
+{
+	struct hist h;
+	static uint64_t v[100000];
+	uint64_t x = 88172645463325252ull;
+	const double ps[] = { 50, 90, 99, 99.9 };
+
+	hist_init(&h);
+	ck_assert_uint_eq(hist_percentile(&h, 50), 0);
+	for (size_t i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v[i] = 100 + x % 50000000;	/* 100 ns .. 50 ms */
+		ck_assert_int_eq(hist_add(&h, v[i]), 0);
+	}
+	{
+		size_t n = 100000;
+
+		for (size_t gap = n / 2; gap > 0; gap /= 2)
+			for (size_t i = gap; i < n; i++)
+				for (size_t j = i; j >= gap && v[j - gap] > v[j]; j -= gap) {
+					uint64_t t = v[j];
+
+					v[j] = v[j - gap];
+					v[j - gap] = t;
+				}
+	}
+	ck_assert_uint_eq(h.count, 100000);
+	ck_assert_uint_eq(h.min, v[0]);
+	ck_assert_uint_eq(h.max, v[99999]);
+	ck_assert_uint_eq(hist_percentile(&h, 100), v[99999]);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		size_t rank = (size_t)(ps[i] / 100.0 * 100000 + 0.999999);
+		double exact = (double)v[rank - 1], got = (double)hist_percentile(&h, ps[i]);
+
+		ck_assert_msg(got >= exact * 0.99 && got <= exact * 1.01,
+			      "p%g: %.0f vs exact %.0f", ps[i], got, exact);
+	}
+	hist_free(&h);
+	/* Small values are exact. */
+	hist_init(&h);
+	for (uint64_t i = 1; i <= 50; i++)
+		hist_add(&h, i);
+	ck_assert_uint_eq(hist_percentile(&h, 50), 25);
+	ck_assert_uint_eq(hist_percentile(&h, 90), 45);
+	hist_free(&h);
+}
+END_TEST
+
+START_TEST(test_timebase)
+{
+	struct timebase tb;
+	struct log_clock_snapshot a = { .boot_ns = 1000, .real_ns = 1000000000000 };
+	struct log_clock_snapshot b = { .boot_ns = 11000, .real_ns = 1000000020000 };
+	char iso[TIMEBASE_ISO_LEN];
+	int64_t real;
+	uint64_t boot;
+
+	timebase_init(&tb);
+	ck_assert(!timebase_wall(&tb, 5, &real));
+	ck_assert_str_eq(timebase_iso(&tb, 5, iso), "");
+	ck_assert_int_eq(timebase_add(&tb, &b), 0);
+	ck_assert_int_eq(timebase_add(&tb, &a), 0);
+	ck_assert_int_eq(timebase_add(&tb, &a), 0);	/* duplicates ignored */
+	ck_assert_uint_eq(tb.nsnaps, 2);
+	ck_assert(timebase_wall(&tb, 6000, &real));	/* interpolated: slope 2 */
+	ck_assert_int_eq(real, 1000000010000);
+	ck_assert(timebase_wall(&tb, 500, &real));	/* before: slope 1 */
+	ck_assert_int_eq(real, 999999999500);
+	ck_assert(timebase_wall(&tb, 12000, &real));	/* after: slope 1 */
+	ck_assert_int_eq(real, 1000000021000);
+	ck_assert(timebase_boot(&tb, 1000000010000, &boot));
+	ck_assert_uint_eq(boot, 6000);
+	ck_assert_str_eq(format_iso_ns(1700000000123456789, iso), "2023-11-14T22:13:20.123456789Z");
+	ck_assert_str_eq(format_iso_ns(-1, iso), "1969-12-31T23:59:59.999999999Z");
+	timebase_free(&tb);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	static const char meta[] =
+		"{\"opcodes\":{\"source\":\"btf\",\"names\":[\"NOP\",\"IORING_OP_READV\",\"bad name!\",7]},"
+		"\"kernel_enums\":{\"req_flag_bits\":{\"REQ_F_FIXED_FILE_BIT\":0,"
+		"\"REQ_F_FORCE_ASYNC_BIT\":4,\"REQ_F_LAST_BIT\":40,\"REQ_F_HUGE_BIT\":99}}}";
+	struct json_doc doc;
+	struct names n;
+	char buf[128], nb[NAMES_MAX_LEN];
+
+	ck_assert_int_eq(json_parse(meta, sizeof(meta) - 1, &doc, buf, sizeof(buf)), 0);
+	names_init(&n, &doc.root);
+	ck_assert_str_eq(names_opcode(&n, 0, nb), "NOP");
+	ck_assert_str_eq(names_opcode(&n, 1, nb), "READV");
+	ck_assert_str_eq(names_opcode(&n, 2, nb), "OP_2");	/* invalid in the log */
+	ck_assert_str_eq(names_opcode(&n, 22, nb), "READ");	/* beyond: built-in */
+	ck_assert_str_eq(names_opcode(&n, 250, nb), "OP_250");
+	ck_assert_str_eq(names_req_flags(&n, 0x11, buf, sizeof(buf)), "FIXED_FILE|FORCE_ASYNC");
+	ck_assert_str_eq(names_req_flags(&n, 0x13, buf, sizeof(buf)), "FIXED_FILE|FORCE_ASYNC|0x2");
+	ck_assert_str_eq(names_errno(-9, nb), "EBADF");
+	ck_assert_str_eq(names_errno(125, nb), "ECANCELED");
+	ck_assert_str_eq(names_errno(-4000, nb), "E4000");
+	ck_assert_str_eq(names_errno(0, nb), "");
+	json_doc_free(&doc);
+	names_init(&n, NULL);
+	ck_assert_str_eq(names_opcode(&n, 22, nb), "READ");
+	ck_assert_str_eq(names_req_flags(&n, 0x11, buf, sizeof(buf)), "0x11");
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
 	Suite *s = suite_create("convert");
@@ -657,6 +824,10 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_unpaired_syscalls);
 	tcase_add_test(tc, test_selection);
 	tcase_add_test(tc, test_time_args);
+	tcase_add_test(tc, test_frame_gap);
+	tcase_add_test(tc, test_hist);
+	tcase_add_test(tc, test_timebase);
+	tcase_add_test(tc, test_names);
 	suite_add_tcase(s, tc);
 	return s;
 }
