@@ -61,6 +61,8 @@ struct task_state {
 	uint64_t last_cqe_seq;		/* record number of that complete */
 	uint64_t last_seq;		/* record number of this thread's last event */
 	bool is_worker_guess;
+	bool uses_io_uring;		/* submitted, entered or ran io_uring task work */
+	bool traced_work;		/* io-wq worker with work_begin/work_end events */
 };
 
 struct ring_state {
@@ -516,9 +518,19 @@ static void held_flush(struct model *m, struct task_state *ts)
 		req_emit(m, ts->held[i]);
 }
 
+/*
+ * Hold a finished request on its completing thread until that thread's next
+ * boundary (submit, enter, cqring_wait, end of a task-work batch, work_end):
+ * only there is its path final and its task-work batch known.  Threads that
+ * never run io_uring task work (interrupted bystanders, io-wq workers when
+ * their work is not traced) deliver at once.
+ */
 static void held_push(struct model *m, struct task_state *ts, struct req *rq)
 {
-	if (!ts) {
+	bool hold = ts && (ts->uses_io_uring || ts->t.tid == rq->r.submit_tid ||
+			   ts->traced_work);
+
+	if (!hold) {
 		req_emit(m, rq);
 		return;
 	}
@@ -543,6 +555,7 @@ static void task_work_batch(struct model *m, struct task_state *ts, struct ring_
 {
 	if (!ts)
 		return;
+	ts->uses_io_uring = true;
 	for (size_t i = ts->nheld; i > 0 && count > 0; i--) {
 		struct req *rq = ts->held[i - 1];
 
@@ -734,6 +747,7 @@ static void on_enter_begin(struct model *m, const struct ev_enter_begin *e, stru
 	ss = sys_begin(m, ts, HDR(e), SYS_ENTER, rs);
 	if (!ss)
 		return;
+	ts->uses_io_uring = true;
 	ss->s.fd = e->fd;
 	ss->s.registered_ring = e->flags & EVF_REGISTERED_RING;
 	ss->s.to_submit = e->to_submit;
@@ -932,6 +946,8 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	if (!rs || !e->req)
 		return;
 	held_flush(m, ts);
+	if (ts)
+		ts->uses_io_uring = true;
 	if (e->flags & EVF_SQ_THREAD) {
 		task_set_kind(m, ts, TASK_SQPOLL);
 		task_add_ring(m, ts, rs);
@@ -1361,10 +1377,13 @@ static void on_work_begin(struct model *m, const struct ev_work_begin *e, struct
 	struct ring_state *rs = ring_get(m, e->ring);
 	struct req *rq = req_lookup(m, rs, e->req, true);
 
+	held_flush(m, ts);	/* new work: the previous one is over */
 	task_set_kind(m, ts, TASK_IOWQ_WORKER);
 	ring_add_worker(m, rs, ts);
-	if (ts)
+	if (ts) {
 		ts->last_activity_ts = e->ts;
+		ts->traced_work = true;
+	}
 	if (!rq)
 		return;
 	learn_ids(rq, e->opcode, e->user_data);
@@ -1393,13 +1412,14 @@ static void on_work_end(struct model *m, const struct ev_work_end *e, struct tas
 				rq = ts->held[i - 1];
 	}
 	ts->current_work = NULL;
-	if (!rq)
-		return;
-	rq->r.work_end_ts = e->ts;
-	if (rq->in_iowq) {
-		rq->in_iowq = false;
-		counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
+	if (rq) {
+		rq->r.work_end_ts = e->ts;
+		if (rq->in_iowq) {
+			rq->in_iowq = false;
+			counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
+		}
 	}
+	held_flush(m, ts);
 }
 
 static void on_sched_switch(struct model *m, const struct ev_sched_switch *e)

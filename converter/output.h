@@ -19,9 +19,12 @@
  *   - request() and syscall() are called when the object is FINISHED
  *     (completed, closed, or at the end of the recording), so they arrive
  *     roughly in order of their end time, not their start time.  A request
- *     is delivered at most a few events after its completion (the model
- *     waits for the end of the completing thread's task-work batch to
- *     classify it).  Each object is delivered exactly once.
+ *     completed on a thread that uses io_uring is delivered at that thread's
+ *     next io_uring event (submit, enter, cqring_wait, end of a task-work
+ *     batch, io-wq work_begin/work_end): only then are its path and
+ *     task-work batch final.  Other completions are delivered at once.
+ *     Each object is delivered exactly once, and everything still open is
+ *     delivered before end().
  *   - task() and ring() are called before the first request(), syscall(),
  *     cqe(), marker(), counter() or raw_event() that refers to them, and
  *     again each time their description changes (name, process, kind,
