@@ -288,10 +288,12 @@ static void ring_learn_owner(struct model *m, struct ring_state *rs, const struc
 static void counter(struct model *m, enum counter_kind kind, const struct ring_state *rs,
 		    int64_t value)
 {
-	struct model_counter c = { .kind = kind, .ring = &rs->r, .ts = m->now, .value = value };
+	struct model_counter c = { .kind = kind, .ts = m->now, .value = value };
 
-	if (m->ops->counter && rs)
-		m->ops->counter(m->out, &c);
+	if (!m->ops->counter || !rs)
+		return;
+	c.ring = &rs->r;
+	m->ops->counter(m->out, &c);
 }
 
 static void ring_add_worker(struct model *m, struct ring_state *rs, struct task_state *w)

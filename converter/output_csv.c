@@ -262,9 +262,14 @@ static void field_wall(struct csv *c, FILE *f, uint64_t ts)
 	if (!c->wall_valid || sec != c->wall_sec) {
 		char iso[TIMEBASE_ISO_LEN];
 
+		const char *dot;
+
 		format_iso_ns(sec * 1000000000, iso);
+		dot = strchr(iso, '.');
+		if (!dot)
+			return;		/* beyond what gmtime can express */
 		/* "YYYY-MM-DDTHH:MM:SS." */
-		c->wall_len = (size_t)(strchr(iso, '.') - iso) + 1;
+		c->wall_len = (size_t)(dot - iso) + 1;
 		memcpy(c->wall_prefix, iso, c->wall_len);
 		c->wall_sec = sec;
 		c->wall_valid = true;

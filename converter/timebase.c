@@ -58,9 +58,11 @@ static long find_le(const struct log_clock_snapshot *v, size_t n, uint64_t t)
 	return (long)lo - 1;
 }
 
+/* false when the result does not fit (a timestamp from a damaged record). */
 bool timebase_wall(const struct timebase *tb, uint64_t boot_ns, int64_t *real_ns)
 {
 	const struct log_clock_snapshot *a, *b;
+	__int128 real;
 	long i;
 
 	if (!tb->nsnaps)
@@ -68,19 +70,22 @@ bool timebase_wall(const struct timebase *tb, uint64_t boot_ns, int64_t *real_ns
 	i = find_le(tb->snaps, tb->nsnaps, boot_ns);
 	if (i < 0) {
 		a = &tb->snaps[0];
-		*real_ns = (int64_t)a->real_ns - (int64_t)(a->boot_ns - boot_ns);
-		return true;
+		real = (__int128)a->real_ns - (__int128)(a->boot_ns - boot_ns);
+	} else if ((size_t)i + 1 >= tb->nsnaps) {
+		a = &tb->snaps[i];
+		real = (__int128)a->real_ns + (__int128)(boot_ns - a->boot_ns);
+	} else {
+		a = &tb->snaps[i];
+		b = &tb->snaps[i + 1];
+		/* Exact integer interpolation: (t - a) * (real span) / (boot span). */
+		real = (__int128)a->real_ns +
+		       (__int128)(boot_ns - a->boot_ns) *
+		       ((__int128)b->real_ns - (__int128)a->real_ns) /
+		       (__int128)(b->boot_ns - a->boot_ns);
 	}
-	a = &tb->snaps[i];
-	if ((size_t)i + 1 >= tb->nsnaps) {
-		*real_ns = (int64_t)a->real_ns + (int64_t)(boot_ns - a->boot_ns);
-		return true;
-	}
-	b = &tb->snaps[i + 1];
-	/* Exact integer interpolation: (t - a) * (real span) / (boot span). */
-	__int128 num = (__int128)(boot_ns - a->boot_ns) *
-		       ((__int128)b->real_ns - (__int128)a->real_ns);
-	*real_ns = (int64_t)((__int128)a->real_ns + num / (__int128)(b->boot_ns - a->boot_ns));
+	if (real > INT64_MAX || real < INT64_MIN)
+		return false;
+	*real_ns = (int64_t)real;
 	return true;
 }
 
@@ -103,14 +108,12 @@ bool timebase_boot(const struct timebase *tb, int64_t real_ns, uint64_t *boot_ns
 			return true;
 		}
 	}
-	if (real_ns < (int64_t)tb->snaps[0].real_ns) {
-		int64_t d = (int64_t)tb->snaps[0].real_ns - real_ns;
+	{
+		const struct log_clock_snapshot *z = real_ns < (int64_t)tb->snaps[0].real_ns ?
+						     &tb->snaps[0] : &tb->snaps[tb->nsnaps - 1];
+		__int128 boot = (__int128)z->boot_ns + ((__int128)real_ns - (int64_t)z->real_ns);
 
-		*boot_ns = (uint64_t)d > tb->snaps[0].boot_ns ? 0 : tb->snaps[0].boot_ns - (uint64_t)d;
-	} else {
-		const struct log_clock_snapshot *z = &tb->snaps[tb->nsnaps - 1];
-
-		*boot_ns = z->boot_ns + (uint64_t)(real_ns - (int64_t)z->real_ns);
+		*boot_ns = boot < 0 ? 0 : boot > (__int128)UINT64_MAX ? UINT64_MAX : (uint64_t)boot;
 	}
 	return true;
 }
@@ -219,6 +222,10 @@ int parse_iso_ns(const char *s, int64_t *real_ns)
 	tm.tm_sec = sec;
 	t = timegm(&tm);
 	if (t == (time_t)-1 && !(year == 1969))
+		return -1;
+	/* int64 nanoseconds cover 1677..2262. */
+	if ((int64_t)t - zone > INT64_MAX / 1000000000 - 1 ||
+	    (int64_t)t - zone < INT64_MIN / 1000000000 + 1)
 		return -1;
 	*real_ns = ((int64_t)t - zone) * 1000000000 + frac;
 	return 0;

@@ -636,6 +636,7 @@ START_TEST(test_time_args)
 	ck_assert_int_eq(parse_time_arg("1parsec", &t), -1);
 	ck_assert_int_eq(parse_time_arg("2023-13-01T00:00:00Z", &t), -1);
 	ck_assert_int_eq(parse_time_arg("", &t), -1);
+	ck_assert_int_eq(parse_time_arg("9999-01-01T00:00:00Z", &t), -1);	/* beyond int64 ns */
 }
 END_TEST
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "convert_test.h"
+#include "event_layout.h"
 #include "test_util.h"
 
 extern char **environ;
@@ -520,6 +521,65 @@ START_TEST(test_bounded_memory)
 }
 END_TEST
 
+/* Records of every type with random field values (valid checksums: what a
+ * buggy or hostile recorder could write) convert to every format without a
+ * crash, a sanitizer report or an error. */
+START_TEST(test_random_records)
+{
+	char *dir = test_tmpdir();
+	char *path = test_path(dir, "random.log");
+	struct synth_options opt = { .ncpus = 3 };
+	struct synth_log *s = synth_log_create(path, &opt);
+	size_t ntypes;
+	const struct ev_type_info *types = ev_types(&ntypes);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned char rec[EV_RECORD_MAX];
+
+	for (unsigned i = 0; i < 20000; i++) {
+		const struct ev_type_info *t = &types[i % ntypes];
+		struct ev_header *h = (struct ev_header *)rec;
+
+		for (unsigned k = 0; k < t->size; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			rec[k] = (unsigned char)x;
+		}
+		/* Small ids and tids so that events meet each other. */
+		for (unsigned f = 0; f < t->nfields; f++) {
+			const struct ev_field *fld = &t->fields[f];
+
+			if (fld->kind == EVK_ID || !strcmp(fld->name, "tid") ||
+			    !strcmp(fld->name, "subject_tid") || !strcmp(fld->name, "next_tid"))
+				memset(rec + fld->offset + 1, 0, fld->size - 1);
+		}
+		h->type = t->type;
+		h->ts = (i & 7) == 7 ? x : T0 + (x & 0xffffff);
+		synth_emit(s, i % 3, rec, t->size);
+		if (i % 1000 == 999)
+			synth_flush(s);
+	}
+	synth_finish(s, "signal");
+	for (int fmt = 0; fmt < 3; fmt++) {
+		struct output_config cfg = { .force = true };
+		struct options o = { .log_path = path, .quiet = true };
+		char err[256], *out = test_path(dir, fmt == 2 ? "csv" : "out");
+		struct output *op;
+
+		cfg.path = out;
+		op = fmt == 0 ? output_summary_new(&cfg, err, sizeof(err)) :
+		     fmt == 1 ? output_json_new(&cfg, err, sizeof(err)) :
+				output_csv_new(&cfg, err, sizeof(err));
+		ck_assert_ptr_nonnull(op);
+		ck_assert_int_eq(convert_into(&o, op, stderr), 0);
+		free(out);
+	}
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("convert_output");
@@ -530,6 +590,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_csv_quoting);
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
+	tcase_add_test(tc, test_random_records);
 	suite_add_tcase(s, tc);
 	return s;
 }
