@@ -580,6 +580,52 @@ START_TEST(test_random_records)
 }
 END_TEST
 
+/* Every byte of the golden log damaged in turn: converts with warnings or
+ * fails with one error line; never crashes. */
+START_TEST(test_damaged_bytes)
+{
+	char *rel = test_path(test_srcdir(), "tests/golden/" GOLDEN_LOG);
+	char *dir = test_tmpdir();
+	char *path = test_path(dir, "damaged.log"), *out = test_path(dir, "out.json");
+	unsigned char *orig;
+	size_t size;
+
+	orig = test_read_file(rel, &size);
+	for (size_t pos = 0; pos < size; pos += 1 + pos / 64) {
+		struct output_config cfg = { .path = out, .force = true };
+		struct options o = { .log_path = path, .quiet = true };
+		char err[256];
+		struct output *op;
+		FILE *errf = tmpfile();
+		int ret;
+
+		orig[pos] ^= 0x5a;
+		test_write_file(path, orig, size);
+		orig[pos] ^= 0x5a;
+		op = output_json_new(&cfg, err, sizeof(err));
+		ck_assert_ptr_nonnull(op);
+		ret = convert_into(&o, op, errf);
+		ck_assert_msg(ret == 0 || ret == 1, "byte %zu: exit %d", pos, ret);
+		if (ret) {
+			char line[1024];
+			unsigned n = 0;
+
+			rewind(errf);
+			while (fgets(line, sizeof(line), errf))
+				n++;
+			ck_assert_msg(n == 1, "byte %zu: %u error lines", pos, n);
+		}
+		fclose(errf);
+	}
+	free(orig);
+	test_rmtree(dir);
+	free(dir);
+	free(rel);
+	free(path);
+	free(out);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("convert_output");
@@ -591,6 +637,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);
+	tcase_add_test(tc, test_damaged_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
