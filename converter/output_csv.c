@@ -13,7 +13,7 @@
  *     CLOCK_BOOTTIME values are in *_boot_ns columns, wall-clock time in
  *     *_wall columns (ISO 8601, UTC, ns precision).
  *   - Enums are names (READ, EBADF, io-wq); flags are names joined by '|',
- *     "0" when no bit is set.
+ *     "none" when no bit is set.
  *   - An empty cell means the value does not exist for this row or is not
  *     known (errno of a success, worker of an inline request, SQE fields
  *     that were not read).
@@ -44,6 +44,10 @@ static const char *const csv_names[CSV_NFILES] = {
 };
 
 #define MAX_EVENT_COLUMNS 128
+
+/* No bit set.  A word, not "0": a column that is "0" in one chunk of rows
+ * and names in another makes pandas infer mixed types. */
+#define FLAGS_NONE "none"
 
 /* How a field is printed, decided once per column from its name. */
 enum field_fmt {
@@ -287,7 +291,7 @@ static void field_flags(struct csv *c, FILE *f, uint64_t v, const struct flag_na
 {
 	char buf[512];
 
-	field_str(c, f, v ? format_flags(buf, sizeof(buf), v, t) : "0");
+	field_str(c, f, v ? format_flags(buf, sizeof(buf), v, t) : FLAGS_NONE);
 }
 
 static void field_errno(struct csv *c, FILE *f, int64_t res)
@@ -390,7 +394,7 @@ static void c_request(struct output *o, const struct model_request *r)
 	field_opt_u64(c, f, sqe, r->personality);
 	field_opt_u64(c, f, sqe, r->op_flags);
 	if (r->sqe_valid && r->path != PATH_FAILED)
-		field_str(c, f, r->req_flags ? names_req_flags(c->meta.names, r->req_flags, buf, sizeof(buf)) : "0");
+		field_str(c, f, r->req_flags ? names_req_flags(c->meta.names, r->req_flags, buf, sizeof(buf)) : FLAGS_NONE);
 	else
 		field_empty(c, f);
 	field_t(c, f, r->submit_ts);
@@ -413,7 +417,7 @@ static void c_request(struct output *o, const struct model_request *r)
 	else
 		field_empty(c, f);
 	field_str(c, f, path_name(r->path));
-	field_str(c, f, r->modifiers ? format_modifiers(buf, sizeof(buf), r->modifiers) : "0");
+	field_str(c, f, r->modifiers ? format_modifiers(buf, sizeof(buf), r->modifiers) : FLAGS_NONE);
 	field_str(c, f, status_name(r->status));
 	field_str(c, f, incomplete_reason_name(r->incomplete_reason));
 	field_opt_u64(c, f, r->worker_tid, r->worker_tid);
@@ -701,7 +705,7 @@ static void event_field(struct csv *c, FILE *f, const struct raw_event *e,
 		field_flags(c, f, v, cqe_flag_names);
 		return;
 	case FMT_REQ_FLAGS:
-		field_str(c, f, v ? names_req_flags(c->meta.names, v, buf, sizeof(buf)) : "0");
+		field_str(c, f, v ? names_req_flags(c->meta.names, v, buf, sizeof(buf)) : FLAGS_NONE);
 		return;
 	case FMT_TASK_REASON:
 		if (type == EV_TASK && task_reason_name((unsigned)v)) {
