@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -392,6 +393,36 @@ cleanup:
 	return ret;
 }
 
+/* Would writing path destroy the log being read (--force -o LOG)? */
+static bool is_the_log(const char *log, const char *path)
+{
+	struct stat a, b;
+
+	return path && stat(log, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static bool output_is_log(const struct options *o, enum out_format fmt)
+{
+	static const char *const csv[] = {
+		"requests.csv", "syscalls.csv", "events.csv", "losses.csv",
+		"loss_counters.csv", "tasks.csv", "rings.csv", "counters.csv",
+	};
+
+	if (!o->output)
+		return false;
+	if (fmt != FORMAT_CSV)
+		return is_the_log(o->log_path, o->output);
+	for (size_t i = 0; i < sizeof(csv) / sizeof(csv[0]); i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", o->output, csv[i]);
+		if (is_the_log(o->log_path, path))
+			return true;
+	}
+	return false;
+}
+
 int convert_run(const struct options *o)
 {
 	struct output_config cfg = { .path = o->output, .force = o->force, .quiet = o->quiet };
@@ -419,6 +450,11 @@ int convert_run(const struct options *o)
 	if (fmt == FORMAT_DEFAULT)
 		fmt = isatty(STDOUT_FILENO) && (!o->output || !strcmp(o->output, "-")) ?
 		      FORMAT_SUMMARY : FORMAT_JSON;
+	if (output_is_log(o, fmt)) {
+		fprintf(stderr, "uring-convert: %s: refusing to write over the log being converted\n",
+			o->output);
+		return 1;
+	}
 	switch (fmt) {
 	case FORMAT_SUMMARY:
 		out = output_summary_new(&cfg, err, sizeof(err));

@@ -468,7 +468,9 @@ struct output_config {
 
 /*
  * Constructors.  Each checks its destination (refusing to overwrite
- * without force) and returns NULL with one error line in err.
+ * without force) and returns NULL with one error line in err.  A new
+ * format (output_fxt.c) adds its constructor here and a case in
+ * convert_run() (convert.c); nothing else changes.
  */
 struct output *output_summary_new(const struct output_config *cfg, char *err, size_t errlen);
 struct output *output_json_new(const struct output_config *cfg, char *err, size_t errlen);

@@ -401,6 +401,7 @@ START_TEST(test_cli_errors)
 			{ { "--format=fxt", sc.path, NULL }, 2, "not implemented yet" },
 			{ { "--format=csv", sc.path, NULL }, 2, "-o DIR" },
 			{ { "--format=csv", "-o", existing, sc.path, NULL }, 1, "not a directory" },
+			{ { "--force", "-o", sc.path, sc.path, NULL }, 1, "refusing to write over the log" },
 		};
 
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
