@@ -264,9 +264,10 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	}
 	ret = 0;
 cleanup:
-	model_free(model);
+	/* The output may hold task and ring pointers until destroy(). */
 	if (sink)
 		sink->ops->destroy(sink);
+	model_free(model);
 	if (c.r)
 		close_log(&c);
 	return ret;
