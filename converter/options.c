@@ -16,11 +16,11 @@ const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 static const char doc[] =
 	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "
-	"CSV or (later) FXT for Perfetto.  Runs anywhere: no root, no BPF.\n"
-	"\n"
+	"CSV or (later) FXT for Perfetto.  Runs anywhere: no root, no BPF."
+	"\v"
 	"Formats:\n"
 	"  summary  tables for a person (default when stdout is a terminal)\n"
-	"  json     the summary for scripts (default otherwise); schema in uring-convert(1)\n"
+	"  json     the summary for scripts (default otherwise; see uring-convert(1))\n"
 	"  csv      one CSV file per table in the directory given with -o DIR:\n"
 	"           requests, syscalls, events, losses, loss_counters, tasks, rings,\n"
 	"           counters (for pandas: every *_ns column is an int64)\n"
