@@ -109,6 +109,7 @@ struct model {
 	uint64_t next_req_id, next_sys_id;
 	uint64_t loss_seq, loss_max_end;
 	uint64_t seq;			/* records processed */
+	uint64_t cur_req;		/* request the current record refers to */
 	uint64_t now;
 	bool oom;
 	/* totals */
@@ -476,6 +477,8 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
 	rq = hmap_get(&m->reqs, rs->r.ring_id, req_ptr);
 	if (!rq && create)
 		rq = req_new(m, rs, req_ptr);
+	if (rq && !m->cur_req)
+		m->cur_req = rq->r.id;	/* the record's first request is its own */
 	return rq;
 }
 
@@ -491,8 +494,11 @@ static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint
 	struct req *rq = hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data);
 	struct hmap_slot *s;
 
-	if (rq)
+	if (rq) {
+		if (!m->cur_req)
+			m->cur_req = rq->r.id;
 		return rq;
+	}
 	hmap_for_each(&m->reqs, s) {
 		struct req *c = s->val;
 
@@ -502,6 +508,8 @@ static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint
 	}
 	if (rq && !hmap_put(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data, rq))
 		rq->ud_indexed = true;
+	if (rq && !m->cur_req)
+		m->cur_req = rq->r.id;
 	return rq;
 }
 
@@ -920,6 +928,7 @@ static struct req *start_request(struct model *m, struct task_state *ts, struct 
 	rq = req_new(m, rs, req_ptr);
 	if (!rq)
 		return NULL;
+	m->cur_req = rq->r.id;
 	rq->r.sqe_valid = true;
 	rq->r.submit_ts = h->ts;
 	rq->r.submit_tid = h->tid;
@@ -1098,8 +1107,10 @@ static void chain_join(struct model *m, struct req *rq, struct req *target)
 static void on_link(struct model *m, const struct ev_link *e)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
+	struct req *rq = req_lookup(m, rs, e->req, true);	/* first: the record's own */
+	struct req *target = req_lookup(m, rs, e->target_req, true);
 
-	chain_join(m, req_lookup(m, rs, e->req, true), req_lookup(m, rs, e->target_req, true));
+	chain_join(m, rq, target);
 }
 
 #define IOSQE_LINK_BITS ((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
@@ -1120,6 +1131,8 @@ static struct req *req_recent(struct model *m, struct task_state *ts, struct rin
 	for (size_t i = ts ? ts->nheld : 0; !rq && i > 0; i--)
 		if (ts->held[i - 1]->ring == rs && ts->held[i - 1]->r.req_ptr == req_ptr)
 			rq = ts->held[i - 1];
+	if (rq && !m->cur_req)
+		m->cur_req = rq->r.id;
 	return rq;
 }
 
@@ -1331,6 +1344,7 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 	if (ts && ts->last_cqe_req && ts->last_cqe_seq == prev_seq &&
 	    ts->last_cqe_req->ring == rs && ts->last_cqe_req->r.user_data == e->user_data) {
 		rq = ts->last_cqe_req;
+		m->cur_req = rq->r.id;
 		rq->r.modifiers |= REQM_CQ_OVERFLOW | (dropped ? REQM_CQE_DROPPED : 0);
 		if (!rq->r.overflow_ts)
 			rq->r.overflow_ts = e->ts;
@@ -1471,6 +1485,7 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 
 	m->now = h->ts;
 	m->seq++;
+	m->cur_req = 0;
 	/* A context switch names whatever ran next to an io_uring thread:
 	 * only tasks already known are touched. */
 	if (h->type == EV_SCHED_SWITCH)
@@ -1595,6 +1610,7 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		re.task = ts ? &ts->t : &unknown;
 		rs = hmap_get(&m->rings, record_ring_id(h), 0);
 		re.ring = rs ? &rs->r : NULL;
+		re.request_id = m->cur_req;
 		m->ops->raw_event(m->out, &re);
 	}
 }

@@ -375,6 +375,8 @@ struct raw_event {
 	unsigned cpu;			/* LOG_STREAM_GLOBAL for TASKS frames */
 	const struct model_task *task;	/* the header's tid, never NULL */
 	const struct model_ring *ring;	/* the record's ring, NULL if none */
+	uint64_t request_id;		/* the model_request the record was
+					 * attributed to (its id), 0 none */
 };
 
 /* --------------------------------------------------------- begin / end */

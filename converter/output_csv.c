@@ -756,6 +756,7 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	else
 		field_empty(c, f);
 	field_opt_u64(c, f, e->ring, e->ring ? e->ring->number : 0);
+	field_opt_u64(c, f, e->request_id, e->request_id);
 	field_flags(c, f, h->flags, evf_names);
 	for (size_t col = 0; col < c->ncols; col++) {
 		const struct ev_field *fld = h->type < EV_TYPE_LIMIT ? c->colmap[h->type][col] : NULL;
@@ -841,7 +842,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	       "setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid "
 	       "io_wq_workers io_wq_peak requests");
 	f = c->f[CSV_EVENTS];
-	fputs("time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,flags", f);
+	fputs("time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,req_id,flags", f);
 	for (size_t i = 0; i < c->ncols; i++)
 		fprintf(f, ",%s", c->cols[i].header);
 	fputs(",errno\r\n", f);

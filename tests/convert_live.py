@@ -96,6 +96,20 @@ for sc in truth["scenarios"]:
         check([int(r["result"]) for r in rows] == link["res"],
               f"{sc['scenario']}: chain results {[r['result'] for r in rows]} vs {link['res']}")
 
+# events.csv req_id joins requests.csv: same user_data wherever the event
+# carries one (aux CQEs have no request; fail_link's user_data is the
+# failed request's).
+ud_of = {r["req_id"]: r["user_data"] for r in reqs}
+joined = 0
+for e in table("events"):
+    if e["req_id"] and e["user_data"] and e["event"] != "fail_link":
+        joined += 1
+        if ud_of.get(e["req_id"]) != e["user_data"]:
+            failures.append(f"event {e['event']} at {e['time_ns']}: req_id {e['req_id']} "
+                            f"has user_data {ud_of.get(e['req_id'])}, event {e['user_data']}")
+            break
+check(joined > len(mine), f"only {joined} events joined to requests")
+
 # Syscalls.
 mysys = [s for s in sysc if s["pid"] == pid]
 count = Counter(s["syscall"] for s in mysys)
