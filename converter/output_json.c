@@ -235,6 +235,21 @@ static void requests(struct jsonout *j, struct json_out *o)
 		json_obj_end(o);
 	}
 	json_arr_end(o);
+
+	json_key(o, "paths");
+	json_arr_begin(o);
+	for (unsigned p = 0; p < PATH_COUNT; p++) {
+		const struct hist *h = &r->path_latency[p];
+
+		if (!h->count)
+			continue;
+		json_obj_begin(o);
+		json_kv_str(o, "path", path_name(p));
+		json_kv_u64(o, "count", h->count);
+		latency(o, "latency_ns", h);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
 }
 
 static void procs_rings(struct jsonout *j, struct json_out *o)

@@ -188,6 +188,34 @@ static void print_opcodes(struct summary *s)
 	}
 }
 
+static void print_paths(struct summary *s)
+{
+	const struct report *r = &s->rep;
+	FILE *f = s->f;
+	char b[6][24];
+	bool any = false;
+
+	for (unsigned p = 0; p < PATH_COUNT; p++)
+		any |= r->path_latency[p].count > 0;
+	if (!any)
+		return;
+	fprintf(f, "\nLatency by path (complete requests)\n");
+	fprintf(f, "%-16s %9s %8s %8s %8s %8s %8s %8s\n", "path", "count", "mean", "p50", "p90",
+		"p99", "p99.9", "max");
+	for (unsigned p = 0; p < PATH_COUNT; p++) {
+		const struct hist *h = &r->path_latency[p];
+
+		if (!h->count)
+			continue;
+		fprintf(f, "%-16s %9" PRIu64 " %8s %8s %8s %8s %8s %8s\n", path_name(p), h->count,
+			fmt_dur((uint64_t)hist_mean(h), b[0], 24),
+			fmt_dur(hist_percentile(h, 50), b[1], 24),
+			fmt_dur(hist_percentile(h, 90), b[2], 24),
+			fmt_dur(hist_percentile(h, 99), b[3], 24),
+			fmt_dur(hist_percentile(h, 99.9), b[4], 24), fmt_dur(h->max, b[5], 24));
+	}
+}
+
 static void print_procs(struct summary *s)
 {
 	const struct report *r = &s->rep;
@@ -382,6 +410,7 @@ static int s_end(struct output *o, const struct output_totals *t, char *err, siz
 	print_header(s, t);
 	print_banner(s, t);
 	print_opcodes(s);
+	print_paths(s);
 	print_procs(s);
 	print_iowq(s);
 	print_errors(s);

@@ -19,6 +19,8 @@ void report_free(struct report *r)
 
 	for (unsigned i = 0; i < 256; i++)
 		hist_free(&r->ops[i].latency);
+	for (unsigned i = 0; i < PATH_COUNT; i++)
+		hist_free(&r->path_latency[i]);
 	for (size_t i = 0; i < r->nrings; i++) {
 		if (r->rings[i])
 			hist_free(&r->rings[i]->latency);
@@ -162,7 +164,8 @@ void report_request(struct report *r, const struct model_request *q)
 		e->count++;
 	}
 	if (q->submit_ts && q->complete_ts && q->complete_ts >= q->submit_ts) {
-		if (hist_add(&op->latency, q->complete_ts - q->submit_ts))
+		if (hist_add(&op->latency, q->complete_ts - q->submit_ts) ||
+		    hist_add(&r->path_latency[q->path], q->complete_ts - q->submit_ts))
 			r->oom = true;
 		if (rs && hist_add(&rs->latency, q->complete_ts - q->submit_ts))
 			r->oom = true;

@@ -62,6 +62,7 @@ struct cpu_loss {
 struct report {
 	const struct output_meta *meta;
 	struct op_stats ops[256];
+	struct hist path_latency[PATH_COUNT];	/* complete requests, by path */
 	struct ring_stats **rings;	/* by ring number - 1 */
 	size_t nrings;
 	struct hmap procs;		/* pid -> proc_stats */
