@@ -97,11 +97,21 @@ const volatile char filter_comm_name[EV_COMM_LEN] = {};
 /* FORCE_WAKEUP the recorder when a ring holds at least this many bytes. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
-/* Written by the recorder while running. */
-volatile bool stopping = false;
+/*
+ * Written by the recorder: UR_STATE_ATTACHED while it attaches and lists
+ * existing tasks, so that the recording starts at one instant with every
+ * hook in place; UR_STATE_RECORDING; UR_STATE_STOPPED before the last drain.
+ * Filter bookkeeping (--follow, exits) runs in every state.
+ */
+volatile __u32 state = UR_STATE_ATTACHED;
 /* Learned from the recorder's own io_uring_setup(2): see learn_fops(). */
 volatile __u64 io_uring_fops = 0;
 volatile __u64 self_ring = 0;
+/*
+ * ring_owner is trusted only while io_uring_create is hooked: that is where
+ * entries of freed rings whose address was reused are forgotten.
+ */
+volatile bool ring_owners_valid = false;
 struct ur_stats stats = {};
 
 /* ------------------------------------------------------ record emission */
@@ -264,7 +274,7 @@ static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 
 static __always_inline bool current_selected(u64 pid_tgid)
 {
-	if (stopping)
+	if (state != UR_STATE_RECORDING)
 		return false;
 	return task_selected(pid_tgid >> 32, (struct task_struct *)bpf_get_current_task());
 }
@@ -276,13 +286,13 @@ static __always_inline bool current_selected(u64 pid_tgid)
  */
 static __always_inline bool ring_selected(u64 ring, u64 pid_tgid)
 {
-	if (stopping || ring == self_ring)
+	if (state != UR_STATE_RECORDING || ring == self_ring)
 		return false;
 	if (!filter_active)
 		return true;
 	if (task_selected(pid_tgid >> 32, (struct task_struct *)bpf_get_current_task()))
 		return true;
-	return ring && bpf_map_lookup_elem(&ring_owner, &ring);
+	return ring && ring_owners_valid && bpf_map_lookup_elem(&ring_owner, &ring);
 }
 
 /* Remember that ring belongs to a selected process (only with filters). */
@@ -433,8 +443,16 @@ int BPF_PROG(tp_create, int fd, void *rctx, u32 sq_entries, u32 cq_entries, u32 
 		}
 		return 0;
 	}
-	if (!current_selected(pid_tgid))
+	if (!current_selected(pid_tgid)) {
+		/*
+		 * A ring context is only ever allocated here, so a ring made by
+		 * a process that is not selected may sit at the address of a
+		 * freed ring that was: forget that one.
+		 */
+		if (filter_active)
+			bpf_map_delete_elem(&ring_owner, &rctx);
 		return 0;
+	}
 	remember_ring((u64)rctx, pid_tgid);
 	e = EV_RESERVE(&em, create, EV_CREATE, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -732,6 +750,9 @@ int BPF_PROG(tp_task_add, struct io_kiocb *req, int mask)
  * io_uring_task_work_run(void *tctx, unsigned count[, unsigned loops]): the
  * loops argument was removed in 6.9.  It carries no ring, so it is selected
  * by the task that runs it (the submitter, or its io-wq / SQPOLL thread).
+ * Runs that ran nothing are not recorded, only counted: an idle SQPOLL
+ * thread polls its task work on every loop (io_sq_tw(), 6.9+), about a
+ * million empty runs a second, which would drown everything else.
  */
 static __always_inline int emit_task_work_run(void *tctx, u32 count, u32 loops, u16 flags)
 {
@@ -739,6 +760,11 @@ static __always_inline int emit_task_work_run(void *tctx, u32 count, u32 loops, 
 	struct ev_task_work_run *e;
 	struct emit em;
 
+	if (!count) {
+		if (state == UR_STATE_RECORDING)
+			__sync_fetch_and_add(&stats.task_work_run_empty, 1);
+		return 0;
+	}
 	if (!current_selected(pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, task_work_run, EV_TASK_WORK_RUN, flags, bpf_ktime_get_boot_ns(),
@@ -901,7 +927,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
 	struct ev_task *e;
 	struct emit em;
 
-	if (stopping || parent_tgid == self_tgid)
+	if (parent_tgid == self_tgid)
 		return 0;
 	if (filter_follow && tgid != parent_tgid &&
 	    bpf_map_lookup_elem(&pid_filter, &parent_tgid)) {
@@ -910,7 +936,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
 		if (bpf_map_update_elem(&pid_filter, &tgid, &one, BPF_ANY))
 			__sync_fetch_and_add(&stats.follow_map_full, 1);
 	}
-	if (!task_selected(tgid, task))
+	if (state != UR_STATE_RECORDING || !task_selected(tgid, task))
 		return 0;
 	e = EV_RESERVE(&em, task, EV_TASK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -932,7 +958,7 @@ int BPF_PROG(tp_task_rename, struct task_struct *task, const char *comm)
 	struct ev_task *e;
 	struct emit em;
 
-	if (stopping || !task_selected(task->tgid, task))
+	if (state != UR_STATE_RECORDING || !task_selected(task->tgid, task))
 		return 0;
 	e = EV_RESERVE(&em, task, EV_TASK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -1082,7 +1108,7 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 	bool next_io = next->flags & EV_PF_IO_WORKER;
 	u32 next_tgid;
 
-	if (stopping || (!prev_io && !next_io))
+	if (state != UR_STATE_RECORDING || (!prev_io && !next_io))
 		return 0;
 	next_tgid = next->tgid;
 	if (!(prev_io && task_selected(prev->tgid, prev)) &&

@@ -32,6 +32,11 @@ struct ur_cpu_state {
 #define UR_LOSS_KINDS_BPF	(EV_LOSS_NO_RING + 1)
 #define UR_LOSS_SLOTS		(UR_LOSS_KINDS_BPF * EV_TYPE_LIMIT)
 
+/* The BPF side's "state" (.bss), set by the recorder. */
+#define UR_STATE_ATTACHED	0	/* hooks in place, not recording yet */
+#define UR_STATE_RECORDING	1
+#define UR_STATE_STOPPED	2
+
 /* Check the ring's fill level every this many records per CPU (power of 2). */
 #define UR_WAKEUP_CHECK_EVERY	64
 
@@ -47,6 +52,7 @@ struct ur_cpu_state {
 struct ur_stats {
 	__u64 follow_map_full;		/* --follow: child not added, map full */
 	__u64 ring_owner_map_full;	/* ring of a selected process not remembered */
+	__u64 task_work_run_empty;	/* io_uring_task_work_run with count 0, skipped */
 };
 
 /*

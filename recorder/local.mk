@@ -1,8 +1,8 @@
 # recorder/: uring-record, the program that runs on the host (root or
-# CAP_BPF + CAP_PERFMON).  The parts that need neither libbpf nor a kernel
-# (option parsing, pointer scrubbing, frames and their queue, metadata,
-# /proc task scan, host facts) form recorder/librecorder.a so the unit tests
-# can link them.
+# CAP_BPF + CAP_PERFMON).  The parts that need no BPF programs and no root
+# (option parsing, pointer scrubbing, frames and their queue, LOSS frames,
+# metadata, /proc task scan, host facts) form recorder/librecorder.a so the
+# unit tests can link them.
 
 if BUILD_RECORDER
 noinst_LIBRARIES += recorder/librecorder.a
@@ -11,18 +11,19 @@ recorder_librecorder_a_SOURCES = \
 	recorder/env.c recorder/env.h \
 	recorder/frames.c recorder/frames.h \
 	recorder/host.c recorder/host.h \
+	recorder/losses.c recorder/losses.h \
 	recorder/metadata.c recorder/metadata.h \
 	recorder/msg.c recorder/msg.h \
 	recorder/pointer_scrub.c recorder/pointer_scrub.h \
 	recorder/tasks.c recorder/tasks.h
-recorder_librecorder_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+recorder_librecorder_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bpf
+recorder_librecorder_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(LIBBPF_CFLAGS)
 
 sbin_PROGRAMS += recorder/uring-record
 recorder_uring_record_SOURCES = \
 	recorder/main.c \
 	recorder/btf_info.c recorder/btf_info.h \
 	recorder/command.c recorder/command.h \
-	recorder/losses.c recorder/losses.h \
 	recorder/probes.c recorder/probes.h \
 	recorder/ringbufs.c recorder/ringbufs.h \
 	recorder/status.c recorder/status.h \

@@ -257,6 +257,7 @@ static void learn_fops(struct recorder *r)
 		close(fd);
 	r->fops_learned = r->skel->bss->io_uring_fops != 0;
 	r->skel->bss->self_ring = 0;
+	r->skel->bss->ring_owners_valid = probes_attached(&r->probes, "tp_create");
 	if (!r->fops_learned)
 		msg_warn("cannot tell io_uring files apart (%s): rings of io_uring_enter and "
 			 "io_uring_register calls are not resolved",
@@ -364,8 +365,11 @@ static int write_meta(struct recorder *r)
 	return err;
 }
 
-/* The TASKS frame; with --follow also adds existing descendants to the filter. */
-static int write_tasks(struct recorder *r)
+/*
+ * Tasks alive now (TASKS frame); with --follow their existing descendants
+ * join the filter.
+ */
+static int scan_tasks(struct recorder *r, struct task_scan *scan)
 {
 	pid_t pids[ENV_MAX_PIDS + 1];
 	size_t npids = 0;
@@ -376,9 +380,6 @@ static int write_tasks(struct recorder *r)
 		.cgroup = r->env.cgroup ? r->cgroup_rel : NULL,
 		.self = getpid(),
 	};
-	struct log_frame_desc d = { .type = LOG_FRAME_TASKS, .stream = LOG_STREAM_GLOBAL };
-	struct task_scan scan;
-	uint64_t ts = clock_boot_ns();
 	int err;
 
 	for (size_t i = 0; i < r->env.npids; i++)
@@ -389,23 +390,80 @@ static int write_tasks(struct recorder *r)
 		flt.pids = pids;
 		flt.npids = npids;
 	}
-	err = tasks_scan(&scan, &flt, "/proc", ts);
+	err = tasks_scan(scan, &flt, "/proc", clock_boot_ns());
 	if (err) {
 		msg_warn("cannot list existing tasks in /proc: %s", strerror(-err));
+		memset(scan, 0, sizeof(*scan));
 		return 0;
 	}
-	for (size_t i = 0; i < scan.nfollowed && !err; i++)
-		err = add_filter_pid(r, scan.followed[i]);
-	if (!err && scan.ntasks) {
-		d.count = (uint32_t)scan.ntasks;
-		d.first_ts = d.last_ts = ts;
-		err = log_write_frame(r->lw, &d, scan.tasks, scan.ntasks * sizeof(*scan.tasks));
-		if (err)
-			msg_error("cannot write %s: %s", r->env.output, strerror(-err));
+	for (size_t i = 0; i < scan->nfollowed && !err; i++)
+		err = add_filter_pid(r, scan->followed[i]);
+	return err;
+}
+
+/*
+ * Start recording at one instant, every hook in place.  Existing tasks are
+ * listed before (so a task that forks or execs before the start is still
+ * named) and after it (so one that appears in between is too); the TASKS
+ * frame holds both, later view first.
+ */
+static int start_recording(struct recorder *r, struct task_scan *tasks)
+{
+	struct task_scan before, after;
+	size_t n;
+	int err;
+
+	err = scan_tasks(r, &before);
+	if (err)
+		return err;
+	r->skel->bss->state = UR_STATE_RECORDING;
+	clock_snapshot(&r->start_clock);
+	err = scan_tasks(r, &after);
+	if (err) {
+		tasks_scan_free(&before);
+		return err;
 	}
-	msg_verbose("%zu existing tasks selected (%zu processes followed)", scan.ntasks,
-		    scan.nfollowed);
-	tasks_scan_free(&scan);
+	*tasks = after;
+	n = after.ntasks;
+	if (before.ntasks) {
+		struct ev_task *all = realloc(tasks->tasks,
+					      (n + before.ntasks) * sizeof(*all));
+
+		if (all) {
+			tasks->tasks = all;
+			for (size_t i = 0; i < before.ntasks; i++) {
+				bool seen = false;
+
+				for (size_t j = 0; j < n && !seen; j++)
+					seen = all[j].subject_tid == before.tasks[i].subject_tid;
+				if (!seen)
+					all[tasks->ntasks++] = before.tasks[i];
+			}
+		}
+	}
+	tasks_scan_free(&before);
+	msg_verbose("%zu existing tasks selected", tasks->ntasks);
+	return 0;
+}
+
+static int write_tasks(struct recorder *r, const struct task_scan *scan)
+{
+	struct log_frame_desc d = { .type = LOG_FRAME_TASKS, .stream = LOG_STREAM_GLOBAL };
+	int err;
+
+	if (!scan->ntasks)
+		return 0;
+	d.count = (uint32_t)scan->ntasks;
+	d.first_ts = UINT64_MAX;
+	for (size_t i = 0; i < scan->ntasks; i++) {
+		if (scan->tasks[i].ts < d.first_ts)
+			d.first_ts = scan->tasks[i].ts;
+		if (scan->tasks[i].ts > d.last_ts)
+			d.last_ts = scan->tasks[i].ts;
+	}
+	err = log_write_frame(r->lw, &d, scan->tasks, scan->ntasks * sizeof(*scan->tasks));
+	if (err)
+		msg_error("cannot write %s: %s", r->env.output, strerror(-err));
 	return err;
 }
 
@@ -453,10 +511,11 @@ static void push_stats(struct recorder *r)
 	json_kv_u64(&o, "malformed_records", r->rb.malformed);
 	json_kv_u64(&o, "frames_dropped", r->rb.frames_dropped);
 	json_kv_u64(&o, "queue_peak_bytes", r->q.peak_bytes);
-	json_kv_u64(&o, "kernel_lost_in_band", r->rb.kernel_lost_reported);
+	json_kv_u64(&o, "kernel_lost_placed", r->rb.kernel_lost_reported);
 	json_kv_u64(&o, "kernel_lost_at_stop", r->pending_at_stop);
 	json_kv_u64(&o, "follow_map_full", r->skel->bss->stats.follow_map_full);
 	json_kv_u64(&o, "ring_owner_map_full", r->skel->bss->stats.ring_owner_map_full);
+	json_kv_u64(&o, "task_work_run_empty_skipped", r->skel->bss->stats.task_work_run_empty);
 	json_kv_i64(&o, "load_attempts", r->probes.load_attempts);
 	json_kv_double(&o, "cpu_user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
 	json_kv_double(&o, "cpu_sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
@@ -614,7 +673,7 @@ static int finish(struct recorder *r)
 	char *end;
 	int ret;
 
-	r->skel->bss->stopping = true;
+	r->skel->bss->state = UR_STATE_STOPPED;
 	wait_for_programs();
 	ringbufs_drain(&r->rb, true);
 	r->pending_at_stop = losses_pending_at_stop(bpf_map__fd(r->skel->maps.cpu_states),
@@ -625,10 +684,11 @@ static int finish(struct recorder *r)
 	push_stats(r);
 	writer_stop(&r->writer);
 
+	/* The at-stop records went through the consumer too. */
 	kernel_lost = r->losses.total[EV_LOSS_RING_FULL] + r->losses.total[EV_LOSS_NO_RING];
-	if (kernel_lost != r->rb.kernel_lost_reported + r->pending_at_stop)
+	if (kernel_lost != r->rb.kernel_lost_reported)
 		msg_warn("internal: %" PRIu64 " events counted lost, %" PRIu64 " placed in time",
-			 kernel_lost, r->rb.kernel_lost_reported + r->pending_at_stop);
+			 kernel_lost, r->rb.kernel_lost_reported);
 	records = atomic_load(&r->writer.events_written);
 	lost = kernel_lost + r->rb.ul.total;
 	end = end_json(r, records, lost);
@@ -719,6 +779,7 @@ static int create_log(struct recorder *r)
 
 static int setup(struct recorder *r)
 {
+	struct task_scan tasks = { 0 };
 	char err[256];
 	int ret;
 	int ncpus;
@@ -789,10 +850,12 @@ static int setup(struct recorder *r)
 	if (ret)
 		return ret;
 	learn_fops(r);
-	clock_snapshot(&r->start_clock);
-	ret = write_meta(r);
+	ret = start_recording(r, &tasks);
 	if (!ret)
-		ret = write_tasks(r);
+		ret = write_meta(r);
+	if (!ret)
+		ret = write_tasks(r, &tasks);
+	tasks_scan_free(&tasks);
 	if (ret)
 		return ret;
 	ret = ringbufs_watch(&r->rb, r->sigfd, TAG_SIGNAL);

@@ -100,6 +100,11 @@ static void options_json(struct json_out *o, const struct meta_input *in)
 	json_kv_str(o, "io_wq", io_wq_mode_name(env->io_wq));
 	json_kv_str(o, "syscalls", syscall_mode_name(env->syscalls));
 	json_kv_str(o, "pointers", env->raw_pointers ? "raw" : "opaque");
+	/* Not recorded on purpose (counted in the STATS frame instead). */
+	json_key(o, "not_recorded");
+	json_arr_begin(o);
+	json_str(o, "io_uring_task_work_run with count 0");
+	json_arr_end(o);
 	json_obj_end(o);
 }
 

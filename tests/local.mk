@@ -113,3 +113,42 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 	tests/golden/convert_v1/tasks.csv tests/golden/convert_v1/rings.csv \
 	tests/golden/convert_v1/counters.csv
 # --- end uring-convert ----------------------------------------------------
+
+# --- uring-record (issue 3) -----------------------------------------------
+# tests/logstat: a log's contents as JSON (records per type and thread,
+# submissions and completions per opcode, syscalls, tasks, losses), read
+# with common/log_reader only; the live tests assert on it.
+# tests/check_recorder: unit tests of the recorder's pure parts (options,
+# pointer scrubbing, frames and queue, metadata, /proc parsing).
+# tests/live/*.sh: record real io_uring work with uring-record (root + BPF,
+# or sudo -n for the recorder alone); they skip without it, and fail
+# instead when CI=true.
+check_PROGRAMS += tests/logstat
+tests_logstat_SOURCES = tests/logstat.c
+tests_logstat_LDADD = $(COMMON_LIBS)
+if BUILD_RECORDER
+if HAVE_CHECK
+check_PROGRAMS += tests/check_recorder
+tests_check_recorder_SOURCES = tests/check_recorder.c
+tests_check_recorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder -I$(top_srcdir)/bpf
+tests_check_recorder_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
+tests_check_recorder_LDADD = recorder/librecorder.a $(TEST_LIBS) $(LIBBPF_LIBS)
+TESTS += tests/check_recorder
+endif
+LIVE_RECORDER_TESTS = \
+	tests/live/basic.sh \
+	tests/live/rw_async.sh \
+	tests/live/storm_loss.sh \
+	tests/live/sigkill.sh \
+	tests/live/filters.sh \
+	tests/live/stop_signal.sh \
+	tests/live/disk_full.sh \
+	tests/live/fallbacks.sh \
+	tests/live/command_user.sh
+TESTS += $(LIVE_RECORDER_TESTS)
+endif
+EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
+	tests/live/basic.sh tests/live/rw_async.sh tests/live/storm_loss.sh \
+	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
+	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh
+# --- end uring-record -----------------------------------------------------

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# Filters keep exactly what they select.  Two shells keep starting short
+# io_uring workloads; recordings with -p (with and without --follow), with
+# -- COMMAND, with --comm and with --cgroup must hold events of their
+# selection only, and a system-wide recording sees both.
+. "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
+
+cp "$WORKLOAD" "$T/wl-comm-test"
+loop() {	# loop BINARY: run "BINARY nop" over and over
+	sh -c 'while :; do "$1" --compact nop >/dev/null || exit 1; sleep 0.02; done' loop "$1" &
+}
+loop "$WORKLOAD"
+other=$!
+loop "$WORKLOAD"
+target=$!
+loop "$T/wl-comm-test"
+named=$!
+stop_loops() {
+	kill "$other" "$target" "$named" ${cg_loop:-} 2>/dev/null || true
+	wait 2>/dev/null || true
+	[ -z "${cg_dir:-}" ] || rmdir "$cg_dir" 2>/dev/null || true
+}
+cleanup_hooks="stop_loops"
+sleep 0.3
+
+check() {	# check NAME EXPECTATION [ARG]
+	stat_log "$T/$1.log" "$T/$1.stat"
+	"$LOGSTAT" --dump "$T/$1.log" >"$T/$1.dump" || fail "logstat --dump $1"
+	pycheck - "$T/$1.stat" "$T/$1.dump" "$2" "${3:-0}" "$other" "$target" "$named" <<'PY'
+import sys
+from check import *
+stat, recs, want = load(sys.argv[1]), dump(sys.argv[2]), sys.argv[3]
+arg, other, target, named = (int(x) for x in sys.argv[4:8])
+tasks = {t["tid"]: t for t in stat["tasks"]}
+def procs(kind):
+    """tgids of the records of a kind (a switch counts for both sides)"""
+    out = set()
+    for r in recs:
+        if r["type"] == "lost":
+            continue
+        if kind == "io" and r["type"] in ("task", "task_exit"):
+            continue
+        out.add(r["tgid"])
+        if r["type"] == "sched_switch":
+            out.add(r["next_tgid"])
+    out.discard(0)
+    return out
+def parent(tgid):
+    t = tasks.get(tgid)
+    return t["parent_tgid"] if t else None
+io = procs("io")
+submits = sum(stat["submits_by_opcode"].values())
+if want == "follow":       # -p target --follow: target's children only
+    true("submits recorded", submits > 0)
+    bad = {p for p in io if parent(p) != target}
+    eq("processes outside the followed tree", bad, set())
+elif want == "nofollow":   # -p target: the shell itself does no io_uring
+    eq("submits", submits, 0)
+    eq("processes", {p for p in procs("all")} - {target}, set())
+elif want == "command":    # -- COMMAND
+    eq("processes", io, {arg})
+    eq("submits", submits, 32)
+elif want == "comm":       # --comm wl-comm-test
+    true("submits recorded", submits > 0)
+    bad = {p for p in io if p not in tasks or tasks[p]["comm"] != "wl-comm-test"}
+    eq("processes without the name", bad, set())
+    for p in bad:
+        print("process %d: %s; records %s" % (p, tasks.get(p),
+              sorted({r["type"] for r in recs if p in (r["tgid"], r.get("next_tgid"))})), file=sys.stderr)
+elif want == "cgroup":     # --cgroup: children of the loop in the cgroup
+    true("submits recorded", submits > 0)
+    bad = {p for p in io if parent(p) != arg}
+    eq("processes outside the cgroup", bad, set())
+elif want == "all":        # no filter
+    parents = {parent(p) for p in io}
+    true("the other loop's workloads", other in parents, parents)
+    true("the target loop's workloads", target in parents, parents)
+    true("the named loop's workloads", named in parents, parents)
+done()
+PY
+	note "$1: ok"
+}
+
+record -q -p "$target" --follow -d 1.5s -o "$T/follow.log"
+[ "$record_status" = 0 ] || fail "-p --follow: exit $record_status"
+check follow follow
+
+record -q -p "$target" -d 1s -o "$T/nofollow.log"
+[ "$record_status" = 0 ] || fail "-p: exit $record_status"
+check nofollow nofollow
+
+record -q -o "$T/command.log" -- "$WORKLOAD" --compact nop >"$T/command.json"
+[ "$record_status" = 0 ] || fail "COMMAND: exit $record_status"
+check command command "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$T/command.json")"
+
+record -q --comm wl-comm-test -d 1s -o "$T/comm.log"
+[ "$record_status" = 0 ] || fail "--comm: exit $record_status"
+check comm comm
+
+record -q -d 1s -o "$T/all.log"
+[ "$record_status" = 0 ] || fail "system-wide: exit $record_status"
+check all all
+
+# --cgroup needs a cgroup v2 hierarchy we may create a directory in (root).
+cg_root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ "$AS_ROOT" = true ] && [ -n "$cg_root" ] && mkdir "$cg_root/ringside-test-$$" 2>/dev/null; then
+	cg_dir="$cg_root/ringside-test-$$"
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec sh -c "while :; do \"\$0\" --compact nop >/dev/null || exit 1; sleep 0.02; done" "$2"' \
+		cg "$cg_dir" "$WORKLOAD" &
+	cg_loop=$!
+	sleep 0.3
+	record -q --cgroup "$cg_dir" -d 1s -o "$T/cgroup.log"
+	[ "$record_status" = 0 ] || fail "--cgroup: exit $record_status"
+	check cgroup cgroup "$cg_loop"
+else
+	note "--cgroup not tested: no writable cgroup v2 hierarchy (or not root)"
+fi
+note "ok"
