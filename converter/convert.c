@@ -258,6 +258,10 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	totals.end_reason = st->end_reason;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	print_warnings(&c);
+	if (st->unknown_records && !o->quiet)
+		fprintf(c.errf, "uring-convert: warning: %s: %" PRIu64
+			" records of types this uring-convert does not know were skipped (a newer recorder wrote them; upgrade ringside to see them)\n",
+			o->log_path, st->unknown_records);
 	if (sink->ops->end(sink, &totals, err, sizeof(err))) {
 		fprintf(c.errf, "uring-convert: %s\n", err);
 		goto cleanup;
@@ -271,6 +275,57 @@ cleanup:
 	if (c.r)
 		close_log(&c);
 	return ret;
+}
+
+/* A metadata value on one line, printable ASCII only, at most len chars. */
+static void info_value(FILE *f, const struct json_value *v, int *left)
+{
+	if (!v || *left <= 0)
+		return;
+	switch (v->type) {
+	case JSON_NULL:
+		*left -= fprintf(f, "null");
+		break;
+	case JSON_BOOL:
+		*left -= fprintf(f, v->boolean ? "true" : "false");
+		break;
+	case JSON_NUMBER:
+		if (v->is_integer && !v->magnitude_overflow)
+			*left -= fprintf(f, "%s%" PRIu64, v->is_negative ? "-" : "", v->magnitude);
+		else
+			*left -= fprintf(f, "%g", v->number);
+		break;
+	case JSON_STRING:
+		for (size_t i = 0; i < v->len && *left > 0; i++, (*left)--)
+			fputc((unsigned char)v->string[i] >= 0x20 && (unsigned char)v->string[i] < 0x7f ?
+			      v->string[i] : '?', f);
+		break;
+	case JSON_ARRAY:
+	case JSON_OBJECT:
+		fputc(v->type == JSON_ARRAY ? '[' : '{', f);
+		(*left)--;
+		for (size_t i = 0; i < v->len && *left > 0; i++) {
+			if (i)
+				*left -= fprintf(f, ", ");
+			if (v->type == JSON_OBJECT)
+				*left -= fprintf(f, "%.40s=", v->keys[i]);
+			info_value(f, &v->items[i], left);
+		}
+		fputc(v->type == JSON_ARRAY ? ']' : '}', f);
+		(*left)--;
+		break;
+	}
+}
+
+static void info_line(FILE *f, const char *label, const struct json_value *v)
+{
+	int left = 400;
+
+	if (!v)
+		return;
+	fprintf(f, "%-14s", label);
+	info_value(f, v, &left);
+	fprintf(f, left <= 0 ? " ...\n" : "\n");
 }
 
 static void info_probes(FILE *f, const struct json_value *probes)
@@ -346,6 +401,8 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	fprintf(f, "opcodes:      %s\n", *b ? b : "built-in table");
 	meta_str(meta, "pointers", b, sizeof(b));
 	fprintf(f, "pointers:     %s\n", *b ? b : "opaque");
+	info_line(f, "filters:", json_get(meta, "filters"));
+	info_line(f, "options:", json_get(meta, "options"));
 	info_probes(f, json_get(meta, "probes"));
 	fprintf(f, "time:         start %s", *timebase_iso(&c.tb, start, a) ? a : "(no wall clock)");
 	fprintf(f, ", span %.9f s, %zu clock snapshots\n",

@@ -349,6 +349,13 @@ static void print_errors(struct summary *s)
 	fprintf(f, "  unpaired syscalls     %" PRIu64 "\n", r->unpaired_markers);
 }
 
+static void print_unknown(struct summary *s, const struct output_totals *t)
+{
+	if (t->unknown_records)
+		fprintf(s->f, "  records of unknown types (newer recorder; skipped)  %" PRIu64 "\n",
+			t->unknown_records);
+}
+
 static void print_losses(struct summary *s, const struct output_totals *t)
 {
 	const struct report *r = &s->rep;
@@ -414,6 +421,7 @@ static int s_end(struct output *o, const struct output_totals *t, char *err, siz
 	print_procs(s);
 	print_iowq(s);
 	print_errors(s);
+	print_unknown(s, t);
 	print_losses(s, t);
 	if (t->nwarnings) {
 		fprintf(f, "\nWarnings\n");

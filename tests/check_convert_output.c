@@ -627,6 +627,59 @@ START_TEST(test_damaged_bytes)
 }
 END_TEST
 
+/* A log from a newer recorder: an unknown record type and a new trailing
+ * field in submit.  The unknown records are counted and skipped, the rest
+ * converts as usual. */
+START_TEST(test_newer_recorder)
+{
+	struct json_out jo;
+	char *layout, *records, *at;
+	size_t len;
+	static const char future[] =
+		"{\"type\":50,\"name\":\"future_event\",\"size\":24,\"fields\":["
+		"[\"ts\",0,8,\"u64\"],[\"tid\",8,4,\"u32\"],[\"tgid\",12,4,\"u32\"],"
+		"[\"type\",16,2,\"u16\"],[\"flags\",18,2,\"u16\"],[\"x\",20,4,\"u32\"]]},";
+	struct synth_options opt = { 0 };
+	struct scen sc;
+	struct capture *c;
+	unsigned char rec[24] = { 0 };
+	struct ev_header *h = (struct ev_header *)rec;
+
+	json_out_init(&jo, false);
+	ev_layout_to_json(&jo);
+	layout = json_out_steal(&jo, &len);
+	ck_assert_ptr_nonnull(layout);
+	at = strstr(layout, "\"types\":[");
+	ck_assert_ptr_nonnull(at);
+	at += strlen("\"types\":[");
+	records = malloc(len + sizeof(future));
+	memcpy(records, layout, (size_t)(at - layout));
+	strcpy(records + (at - layout), future);
+	strcat(records, at);
+	opt.records_json = records;
+	scen_open_opts(&sc, "newer.log", &opt);
+	ev_submit(&sc, T0 + 1 * US, 1, 1, RING, 1, 22, 7, 0, 0);
+	for (int i = 0; i < 5; i++) {
+		h->ts = T0 + 2 * US + (uint64_t)i;
+		h->tid = 1;
+		h->tgid = 1;
+		h->type = 50;
+		synth_emit(sc.s, 0, rec, sizeof(rec));
+	}
+	ev_complete(&sc, T0 + 9 * US, 1, 1, RING, 1, 7, 4096, 0);
+	scen_finish(&sc);
+	c = convert_capture(sc.path, NULL);
+	ck_assert_uint_eq(c->nreq, 1);
+	ck_assert_int_eq(c->req[0].status, REQ_COMPLETE);
+	ck_assert_int_eq(c->req[0].res, 4096);
+	ck_assert_uint_eq(c->records, 7);
+	capture_free(c);
+	free(layout);
+	free(records);
+	scen_free(&sc);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("convert_output");
@@ -639,6 +692,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);
 	tcase_add_test(tc, test_damaged_bytes);
+	tcase_add_test(tc, test_newer_recorder);
 	suite_add_tcase(s, tc);
 	return s;
 }
