@@ -8,7 +8,7 @@
 #include "json.h"
 #include "merge.h"
 
-enum src_kind { SRC_FRAME = 1, SRC_GAP };
+enum src_kind { SRC_FRAME = 1, SRC_GAP, SRC_CUT };
 
 /* One entry of the merge plan. */
 struct src {
@@ -238,9 +238,9 @@ static int cmp_plan(const void *a, const void *b)
 
 	if (x->first_ts != y->first_ts)
 		return x->first_ts < y->first_ts ? -1 : 1;
-	/* Gaps first: a loss window is known before the records after it. */
+	/* Loss windows first: known before the records after them. */
 	if (x->kind != y->kind)
-		return x->kind == SRC_GAP ? -1 : 1;
+		return x->kind != SRC_FRAME ? (y->kind != SRC_FRAME ? (int)x->kind - (int)y->kind : -1) : 1;
 	if (x->stream != y->stream)
 		return x->stream < y->stream ? -1 : 1;
 	if (x->f.h.seq != y->f.h.seq)
@@ -374,6 +374,24 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 	if (m->st.stop != LOG_STOP_END)
 		warnf(m, "%s; converting everything before it", m->st.stop_message);
 	find_gaps(m);
+	/*
+	 * A log without an END frame lost what each CPU recorded after its
+	 * last frame (recorder killed, disk full, power cut): a window of
+	 * unknown size per CPU, placed in time so that requests open across it
+	 * are incomplete rather than joined wrongly.
+	 */
+	for (size_t i = 0; !m->st.have_end && i < m->st.ncpus; i++) {
+		const struct merge_cpu_stats *c = &m->st.cpus[i];
+		struct src cut;
+
+		memset(&cut, 0, sizeof(cut));
+		cut.kind = SRC_CUT;
+		cut.stream = c->cpu;
+		cut.first_ts = c->last_ts + 1;
+		cut.last_ts = m->st.last_ts > cut.first_ts ? m->st.last_ts : cut.first_ts;
+		if (plan_add(m, &cut))
+			break;
+	}
 	if (m->oom) {
 		snprintf(err, errlen, "%s: out of memory while indexing the log", log_reader_path(r));
 		merge_close(m);
@@ -591,11 +609,11 @@ int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
 		if (m->next >= m->nplan || m->plan[m->next].first_ts > min_ts)
 			break;
 		s = &m->plan[m->next++];
-		if (s->kind == SRC_GAP) {
+		if (s->kind == SRC_GAP || s->kind == SRC_CUT) {
 			memset(it, 0, sizeof(*it));
 			it->kind = MERGE_LOSS;
 			it->loss.cpu = s->stream;
-			it->loss.source = LOSS_FRAME_GAP;
+			it->loss.source = s->kind == SRC_GAP ? LOSS_FRAME_GAP : LOSS_LOG_CUT;
 			it->loss.first_ts = s->first_ts;
 			it->loss.last_ts = s->last_ts;
 			return 1;

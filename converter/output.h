@@ -309,11 +309,13 @@ enum loss_source {
 	LOSS_AT_STOP,			/* EV_LOST with EVF_LOSS_AT_STOP */
 	LOSS_DAMAGED_FRAME,		/* a frame's payload failed its checksum */
 	LOSS_FRAME_GAP,			/* frames of a CPU missing (sequence gap) */
+	LOSS_LOG_CUT,			/* the log ends without an END frame: what the
+					 * CPU recorded after its last frame is gone */
 	LOSS_SOURCE_COUNT
 };
 
 /* A window of time on one CPU in which events were lost.  count is exact
- * except for LOSS_FRAME_GAP (0: unknown). */
+ * except for LOSS_FRAME_GAP and LOSS_LOG_CUT (0: unknown). */
 struct model_loss {
 	unsigned cpu;			/* LOG_STREAM_GLOBAL: not tied to a CPU */
 	enum loss_source source;

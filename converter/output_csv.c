@@ -540,8 +540,8 @@ static void c_loss(struct output *o, const struct model_loss *l)
 	field_u64(c, f, l->last_ts - l->first_ts);
 	field_u64(c, f, l->first_ts);
 	field_wall(c, f, l->first_ts);
-	if (l->source == LOSS_FRAME_GAP)
-		field_empty(c, f);	/* a gap's size is unknown */
+	if (l->source == LOSS_FRAME_GAP || l->source == LOSS_LOG_CUT)
+		field_empty(c, f);	/* its size is unknown */
 	else
 		field_u64(c, f, l->count);
 	field_str(c, f, l->detail ? l->detail : "");

@@ -123,9 +123,9 @@ static void print_banner(struct summary *s, const struct output_totals *t)
 		fprintf(f, "No events lost.\n");
 		return;
 	}
-	fprintf(f, "!!! %" PRIu64 " events lost (%.2f%% of %" PRIu64 ") on CPU%s", lost,
-		pct(lost, t->records + lost), t->records + lost,
-		r->nlosses == 1 ? "" : "s");
+	fprintf(f, "!!! %" PRIu64 "%s events lost (%.2f%% of %" PRIu64 ") on CPU%s", lost,
+		r->unknown_windows ? " counted" : "", pct(lost, t->records + lost),
+		t->records + lost, r->nlosses == 1 ? "" : "s");
 	for (size_t i = 0; i < r->nlosses; i++) {
 		if (r->losses[i].cpu == LOG_STREAM_GLOBAL)
 			fprintf(f, "%s(none)", i ? ", " : " ");
@@ -138,6 +138,11 @@ static void print_banner(struct summary *s, const struct output_totals *t)
 	if (t->damaged_frames || t->frame_gaps)
 		fprintf(f, "!!! %" PRIu64 " damaged frames, %" PRIu64 " frame sequence gaps !!!\n",
 			t->damaged_frames, t->frame_gaps);
+	if (r->unknown_windows)
+		fprintf(f, "!!! plus an unknown number in %" PRIu64 " windows (%s) !!!\n",
+			r->unknown_windows, t->stop != LOG_STOP_END ?
+			"the log was cut short: each CPU's last events are missing" :
+			"frames missing");
 	fprintf(f, "!!! %" PRIu64 " requests touched by a loss window are marked incomplete and left out of the latency tables !!!\n",
 		r->by_reason[INCOMPLETE_LOSS]);
 }
@@ -399,7 +404,8 @@ static void print_losses(struct summary *s, const struct output_totals *t)
 		fprintf(f, "%6s %8" PRIu64 " %12" PRIu64 " %12s %12s ",
 			c->cpu == LOG_STREAM_GLOBAL ? "-" : cpu, c->windows, c->events, a, b);
 		for (unsigned src = 0, first = 1; src < LOSS_SOURCE_COUNT; src++) {
-			if (!c->by_source[src] && !(src == LOSS_FRAME_GAP && c->events == 0))
+			if (!c->by_source[src] && !((src == LOSS_FRAME_GAP || src == LOSS_LOG_CUT) &&
+						    c->unknown_windows))
 				continue;
 			fprintf(f, "%s%s %" PRIu64, first ? " " : ", ", loss_source_name(src),
 				c->by_source[src]);

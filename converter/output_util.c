@@ -70,6 +70,7 @@ const char *loss_source_name(enum loss_source s)
 	case LOSS_AT_STOP: return "at_stop";
 	case LOSS_DAMAGED_FRAME: return "damaged_frame";
 	case LOSS_FRAME_GAP: return "frame_gap";
+	case LOSS_LOG_CUT: return "log_cut";
 	case LOSS_SOURCE_COUNT: break;
 	}
 	return "?";

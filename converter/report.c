@@ -266,6 +266,10 @@ void report_loss(struct report *r, const struct model_loss *l)
 	c = &r->losses[lo];
 	c->windows++;
 	c->events += l->count;
+	if (l->source == LOSS_FRAME_GAP || l->source == LOSS_LOG_CUT) {
+		c->unknown_windows++;
+		r->unknown_windows++;
+	}
 	c->by_source[l->source] += l->count;
 	if (!c->first_ts || l->first_ts < c->first_ts)
 		c->first_ts = l->first_ts;

@@ -55,6 +55,7 @@ struct err_stats {
 struct cpu_loss {
 	unsigned cpu;
 	uint64_t windows, events;
+	uint64_t unknown_windows;	/* windows of unknown size (gaps, log cut) */
 	uint64_t by_source[LOSS_SOURCE_COUNT];
 	uint64_t first_ts, last_ts;
 };
@@ -74,7 +75,7 @@ struct report {
 	uint64_t aux_cqes, multishot_cqes, cancelled_links, unpaired_markers;
 	struct cpu_loss *losses;	/* sorted by cpu */
 	size_t nlosses;
-	uint64_t loss_windows, loss_events;
+	uint64_t loss_windows, loss_events, unknown_windows;
 	bool oom;
 };
 

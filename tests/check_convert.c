@@ -385,11 +385,38 @@ START_TEST(test_truncated)
 	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x12, OP_READ, 2, 0, 0);
 	scen_finish(&sc);
 	buf = test_read_file(sc.path, &size);
-	/* Cut inside the END frame at the end. */
+	/* Cut only the trailing INDEX frame: the END frame says the recorder
+	 * stopped cleanly, nothing is lost. */
 	test_write_file(sc.path, buf, size - 30);
+	c = convert_capture(sc.path, NULL);
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_IN_FLIGHT_AT_END);
+	ck_assert_uint_eq(c->nloss, 0);
+	capture_free(c);
+	/* Cut inside the END frame: the recorder did not stop cleanly. */
+	{
+		struct log_reader *r;
+		struct log_frame f;
+		char msg[LOG_MSG_LEN];
+		uint64_t end_at = 0;
+
+		ck_assert_int_eq(log_reader_open(&r, sc.path, msg, sizeof(msg)), 0);
+		while (log_reader_next(r, &f))
+			if (f.h.type == LOG_FRAME_END)
+				end_at = f.offset;
+		log_reader_close(r);
+		ck_assert_uint_gt(end_at, 0);
+		test_write_file(sc.path, buf, end_at + 20);
+	}
 	free(buf);
 	c = convert_capture(sc.path, NULL);
 	ck_assert_int_eq(req_by_ud(c, 1)->status, REQ_COMPLETE);
+	/* Open when the log was cut: its completion may be in the lost tail. */
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(req_by_ud(c, 2)->incomplete_reason, INCOMPLETE_LOSS);
+	ck_assert_uint_eq(c->nloss, 1);
+	ck_assert_int_eq(c->loss[0].source, LOSS_LOG_CUT);
+	ck_assert_uint_eq(c->loss[0].cpu, 0);
+	ck_assert_uint_eq(c->loss[0].first_ts, T0 + 3 * US + 1);
 	ck_assert_ptr_nonnull(strstr(c->warnings, "truncated"));
 	capture_free(c);
 	scen_free(&sc);
