@@ -15,7 +15,10 @@
  * Ordering guarantees (everything a streaming writer such as FXT needs):
  *   - raw_event(), loss(), marker(), counter() and cqe() are called in
  *     global time order (the merge order of the log), interleaved with
- *     each other.
+ *     each other.  One exception: MARK_UNPAIRED_SYSCALL for a begin whose
+ *     end never came is delivered when that becomes known (the next begin
+ *     on the thread, its exit, or the end of the log) and carries the
+ *     begin's timestamp.
  *   - request() and syscall() are called when the object is FINISHED
  *     (completed, closed, or at the end of the recording), so they arrive
  *     roughly in order of their end time, not their start time.  A request
