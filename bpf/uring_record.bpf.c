@@ -216,15 +216,23 @@ static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16
 
 /*
  * No wakeup per record (the recorder drains on a timer); every
- * UR_WAKEUP_CHECK_EVERY records, wake it early if the ring is filling up.
+ * UR_WAKEUP_CHECK_EVERY records, wake it early if the ring is filling up --
+ * once per fill: a forced wakeup is an IPI (a VM exit under
+ * virtualisation), and repeating it while the recorder is already on its
+ * way costs the traced CPU dearly and helps nobody.
  */
 static __always_inline void ev_submit(struct emit *em, void *rec)
 {
 	u64 flags = BPF_RB_NO_WAKEUP;
 
-	if ((++em->st->since_check & (UR_WAKEUP_CHECK_EVERY - 1)) == 0 &&
-	    bpf_ringbuf_query(em->rb, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
+	if ((++em->st->since_check & (UR_WAKEUP_CHECK_EVERY - 1)) == 0) {
+		if (bpf_ringbuf_query(em->rb, BPF_RB_AVAIL_DATA) < wakeup_bytes) {
+			em->st->woken = 0;
+		} else if (!em->st->woken) {
+			em->st->woken = 1;
+			flags = BPF_RB_FORCE_WAKEUP;
+		}
+	}
 	bpf_ringbuf_submit(rec, flags);
 }
 

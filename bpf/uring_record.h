@@ -20,7 +20,8 @@ struct ur_cpu_state {
 	__u64 pending;
 	__u64 first_ts;
 	__u64 last_ts;
-	__u64 since_check;		/* events since the last fill check */
+	__u32 since_check;		/* events since the last fill check */
+	__u32 woken;			/* a wakeup was forced for this fill */
 };
 
 /*

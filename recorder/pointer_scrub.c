@@ -73,6 +73,9 @@ void scrub_init(struct pointer_scrub *s, const uint64_t key[SCRUB_ROUNDS], bool 
 	s->zero_image = permute(s, 0);
 	s->zero_preimage = unpermute(s, 0);
 	build_offsets(s);
+	/* slot 0 of address 0 holds id 0: correct, so no "empty" marker needed */
+	for (size_t i = 0; i < SCRUB_CACHE; i++)
+		s->cache[i].id = scrub_id(s, s->cache[i].addr);
 }
 
 int scrub_init_random(struct pointer_scrub *s, bool raw)

@@ -20,7 +20,7 @@
 
 int ringbufs_create(struct ringbufs *r, unsigned ncpus, const bool *online,
 		    uint64_t ring_size, size_t frame_size, struct frame_queue *q,
-		    const struct pointer_scrub *scrub)
+		    struct pointer_scrub *scrub)
 {
 	size_t ntypes;
 	const struct ev_type_info *types = ev_types(&ntypes);

@@ -40,7 +40,7 @@ struct ringbufs {
 	uint64_t ring_size;
 	size_t frame_size;
 	struct frame_queue *q;
-	const struct pointer_scrub *scrub;
+	struct pointer_scrub *scrub;
 	struct user_losses ul;
 	uint16_t type_size[EV_TYPE_LIMIT];
 	/* Counters (consumer thread only). */
@@ -58,7 +58,7 @@ struct ringbufs {
  */
 int ringbufs_create(struct ringbufs *r, unsigned ncpus, const bool *online,
 		    uint64_t ring_size, size_t frame_size, struct frame_queue *q,
-		    const struct pointer_scrub *scrub);
+		    struct pointer_scrub *scrub);
 /*
  * One of the rings, as the inner-map template of the BPF array of maps
  * (libbpf 1.1 cannot resize its own template: bpf_map__set_max_entries()

@@ -257,6 +257,13 @@ START_TEST(test_scrub_bijective)
 	}
 	/* ids spread over 64 bits: about N / 2^17 (1.5) look like kernel addresses */
 	ck_assert_uint_lt(kernel_like, 20);
+	/* the cache gives the same ids, whatever the order */
+	for (size_t i = 0; i < N; i++) {
+		uint64_t addr = x + ((i * 7919) % N) * 64;
+
+		ck_assert_uint_eq(scrub_id_cached(&s, addr), scrub_id(&s, addr));
+		ck_assert_uint_eq(scrub_id_cached(&s, 0), 0);
+	}
 	qsort(ids, N, sizeof(*ids), cmp_u64);
 	for (size_t i = 1; i < N; i++)
 		ck_assert_uint_ne(ids[i - 1], ids[i]);
