@@ -35,12 +35,13 @@ static const char doc[] =
 "Examples:\n"
 "  sudo uring-record -- ./my-server --port 8080\n"
 "  sudo uring-record -p 1234 -d 30s -o db.log\n"
-"  sudo uring-record --comm postgres --follow -s 2G\n"
+"  sudo uring-record --comm postgres -s 2G --ring-size 32M\n"
 "  uring-convert --format=summary uring.log\n"
 "\n"
 "Exit status: that of COMMAND when one was run and recorded to its end;\n"
-"otherwise 0 after a clean stop, 1 on error, 2 on bad usage.  Lost events\n"
-"do not change the exit status, but are always reported.\n"
+"otherwise 0 after a clean stop, 1 on error, 2 on bad usage, 126 or 127\n"
+"when COMMAND cannot be run.  Lost events do not change the exit status,\n"
+"but are always reported.\n"
 "\n"
 "See uring-record(8) for details.";
 
