@@ -45,8 +45,8 @@ struct req_ev {
 struct call_ev {
 	uint64_t ts;
 	uint32_t seq;
-	unsigned char rec[80];
 	uint16_t type;
+	_Alignas(8) unsigned char rec[80];	/* read through struct ev_* */
 };
 
 struct task_info {
@@ -366,7 +366,8 @@ static void write_requests(struct json_out *o, struct stats *s)
 	struct req_map m = { 0 };
 	char name[32];
 
-	qsort(s->reqs, s->nreqs, sizeof(*s->reqs), cmp_req);
+	if (s->nreqs)
+		qsort(s->reqs, s->nreqs, sizeof(*s->reqs), cmp_req);
 	for (size_t i = 0; i < s->nreqs; i++) {
 		const struct req_ev *e = &s->reqs[i];
 		int op;
@@ -411,7 +412,8 @@ static void write_calls(struct json_out *o, struct stats *s, size_t max_calls)
 		{ "register", EV_REGISTER_BEGIN, EV_REGISTER_END },
 	};
 
-	qsort(s->calls, s->ncalls, sizeof(*s->calls), cmp_call);
+	if (s->ncalls)
+		qsort(s->calls, s->ncalls, sizeof(*s->calls), cmp_call);
 	json_key(o, "syscalls");
 	json_obj_begin(o);
 	for (size_t k = 0; k < 3; k++) {

@@ -25,15 +25,18 @@ eq("submits with their SQE read", stat["submits_sqe_valid"], sum(stat["submits_b
 eq("lost", stat["losses"]["total"], 0)
 eq("rings resolved", stat["meta"]["rings_resolved"], True)
 
-# Every record comes from the workload (the filter) and it is named.
+# Every record comes from the workload or a process it forked (the filter;
+# e.g. LeakSanitizer's tracer under ASan), and it is named.
 pid = wl["pid"]
+tasks = {t["tid"]: t for t in stat["tasks"]}
 tgids = {r["tgid"] for r in recs if r["type"] not in ("lost", "sched_switch")}
-eq("processes recorded", tgids, {pid})
+eq("processes recorded", {t for t in tgids if t == pid or tasks.get(t, {}).get("parent_tgid") != pid}, {pid})
+io_tgids = {r["tgid"] for r in recs if r["type"] not in ("lost", "sched_switch", "task", "task_exit")}
+eq("processes doing io_uring", io_tgids, {pid})
 # a context switch is recorded for its io_uring thread, in or out
 for r in recs:
     if r["type"] == "sched_switch":
         true("switch involves the workload", pid in (r["tgid"], r["next_tgid"]), r)
-tasks = {t["tid"]: t for t in stat["tasks"]}
 true("workload task recorded", pid in tasks)
 if pid in tasks:
     eq("workload comm", tasks[pid]["comm"], "workload")
