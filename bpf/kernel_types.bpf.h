@@ -77,7 +77,11 @@ struct task_struct {
 	struct io_uring_task *io_uring;
 } __ur_core;
 
-/* include/linux/io_uring_types.h */
+/*
+ * include/linux/io_uring_types.h.  On 6.1 head and tail are each
+ * ____cacheline_aligned_in_smp; later they are packed: read them only
+ * through relocated field accesses, never by copying the struct.
+ */
 struct io_uring {
 	u32 head;
 	u32 tail;

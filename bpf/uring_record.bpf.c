@@ -1172,8 +1172,13 @@ static __always_inline u64 resolve_ring(s32 fd, bool registered)
 	return (u64)BPF_CORE_READ(file, private_data);
 }
 
+/*
+ * Plain u32s: a local copy of struct io_uring would be relocated like the
+ * kernel's, whose head and tail are each cacheline-aligned on 6.1 and packed
+ * on 6.18.
+ */
 struct ring_state {
-	struct io_uring sq, cq;
+	u32 sq_head, sq_tail, cq_head, cq_tail;
 	u8 sq_order, cq_order;
 	bool valid;
 };
@@ -1186,7 +1191,10 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs)
 	rs->valid = false;
 	if (!rings)
 		return;
-	if (BPF_CORE_READ_INTO(&rs->sq, rings, sq) || BPF_CORE_READ_INTO(&rs->cq, rings, cq))
+	if (bpf_core_read(&rs->sq_head, sizeof(u32), &rings->sq.head) ||
+	    bpf_core_read(&rs->sq_tail, sizeof(u32), &rings->sq.tail) ||
+	    bpf_core_read(&rs->cq_head, sizeof(u32), &rings->cq.head) ||
+	    bpf_core_read(&rs->cq_tail, sizeof(u32), &rings->cq.tail))
 		return;
 	rs->sq_order = log2_u32(BPF_CORE_READ(ctx, sq_entries));
 	rs->cq_order = log2_u32(BPF_CORE_READ(ctx, cq_entries));
@@ -1222,10 +1230,10 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 	e->to_submit = to_submit;
 	e->min_complete = min_complete;
 	e->enter_flags = flags;
-	e->sq_head = rs.sq.head;
-	e->sq_tail = rs.sq.tail;
-	e->cq_head = rs.cq.head;
-	e->cq_tail = rs.cq.tail;
+	e->sq_head = rs.sq_head;
+	e->sq_tail = rs.sq_tail;
+	e->cq_head = rs.cq_head;
+	e->cq_tail = rs.cq_tail;
 	e->sq_order = rs.sq_order;
 	e->cq_order = rs.cq_order;
 	ev_submit(&em, e);
@@ -1256,10 +1264,10 @@ static __always_inline void sys_enter_end(u64 fd, u64 flags, s64 ret)
 	e->fd = (s32)fd;
 	e->ret = ret;
 	e->ring = ring;
-	e->sq_head = rs.sq.head;
-	e->sq_tail = rs.sq.tail;
-	e->cq_head = rs.cq.head;
-	e->cq_tail = rs.cq.tail;
+	e->sq_head = rs.sq_head;
+	e->sq_tail = rs.sq_tail;
+	e->cq_head = rs.cq_head;
+	e->cq_tail = rs.cq_tail;
 	ev_submit(&em, e);
 }
 
