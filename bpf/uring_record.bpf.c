@@ -94,6 +94,12 @@ const volatile bool filter_follow = false;
 const volatile bool filter_comm = false;
 const volatile bool filter_cgroup = false;
 const volatile char filter_comm_name[EV_COMM_LEN] = {};
+/*
+ * Opcodes whose SQE "off" slot holds a user-space pointer (addr2: STATX's
+ * buffer, OPENAT2's open_how, ACCEPT's addrlen, ...): bit op of the pair.
+ * Their off is not recorded -- the log never holds user addresses.
+ */
+const volatile __u64 off_is_pointer[2] = {};
 /* FORCE_WAKEUP the recorder when a ring holds at least this many bytes. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
@@ -372,6 +378,15 @@ static __always_inline bool read_submitted_sqe(struct io_kiocb *req, struct ur_s
 	return sqe->user_data == req->cqe.user_data && sqe->opcode == req->opcode;
 }
 
+static __always_inline u64 sqe_off(const struct ur_sqe *sqe)
+{
+	u8 op = sqe->opcode;
+
+	if (op < 128 && (off_is_pointer[(op >> 6) & 1] >> (op & 63)) & 1)
+		return 0;
+	return sqe->off;
+}
+
 /* Submit record common to io_uring_submit_req and io_uring_submit_sqe. */
 static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 {
@@ -402,7 +417,7 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	if (flags & EVF_SQE_VALID) {
 		e->sqe_flags = sqe.flags;
 		e->buf_index = sqe.buf_index;
-		e->off = sqe.off;
+		e->off = sqe_off(&sqe);
 		e->fd = sqe.fd;
 		e->len = sqe.len;
 		e->op_flags = sqe.op_flags;
@@ -670,7 +685,7 @@ int BPF_PROG(tp_req_failed, const struct io_uring_sqe *usqe, struct io_kiocb *re
 		e->sqe_flags = sqe.flags;
 		e->buf_index = sqe.buf_index;
 		e->user_data = sqe.user_data;
-		e->off = sqe.off;
+		e->off = sqe_off(&sqe);
 		e->fd = sqe.fd;
 		e->len = sqe.len;
 		e->op_flags = sqe.op_flags;

@@ -47,6 +47,7 @@
 #include "status.h"
 #include "tasks.h"
 #include "tracefs.h"
+#include "uring_names.h"
 #include "uring_record.h"
 #include "uring_record.skel.h"
 #include "writer.h"
@@ -177,6 +178,28 @@ static bool filter_active(const struct env *env)
 	return env->npids || env->command || env->have_comm || env->cgroup;
 }
 
+/*
+ * Opcodes whose SQE offset slot is addr2, a user-space pointer (their
+ * prep functions in io_uring/: u64_to_user_ptr(READ_ONCE(sqe->addr2))).
+ */
+static const char *const off_pointer_ops[] = {
+	"STATX", "OPENAT2", "ACCEPT", "SEND", "RENAMEAT", "SYMLINKAT", "LINKAT",
+	"FSETXATTR", "SETXATTR", "FGETXATTR", "GETXATTR", "SEND_ZC", "WAITID",
+	"TIMEOUT_REMOVE", NULL,
+};
+
+static void off_pointer_mask(__u64 mask[2])
+{
+	mask[0] = mask[1] = 0;
+	for (unsigned op = 0; op < uring_opcode_count() && op < 128; op++) {
+		const char *name = uring_opcode_name(op);
+
+		for (size_t i = 0; name && off_pointer_ops[i]; i++)
+			if (!strcmp(name, off_pointer_ops[i]))
+				mask[op >> 6] |= 1ull << (op & 63);
+	}
+}
+
 static int configure_skel(struct uring_record_bpf *skel, void *arg)
 {
 	struct recorder *r = arg;
@@ -191,6 +214,7 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	memcpy((void *)skel->rodata->filter_comm_name, env->comm, EV_COMM_LEN);
 	skel->rodata->filter_cgroup = env->cgroup != NULL;
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
+	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
 	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
 		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
@@ -343,6 +367,7 @@ static int write_meta(struct recorder *r)
 		.initial_pid_ns = host_in_initial_pid_ns(),
 		.command_pid = r->have_cmd ? r->cmd.pid : 0,
 		.fops_learned = r->fops_learned,
+		.off_pointer_ops = off_pointer_ops,
 		.host = meta_host,
 		.opcodes = meta_opcodes,
 		.kernel_enums = meta_enums,

@@ -105,6 +105,12 @@ static void options_json(struct json_out *o, const struct meta_input *in)
 	json_arr_begin(o);
 	json_str(o, "io_uring_task_work_run with count 0");
 	json_arr_end(o);
+	/* submit/req_failed "off" is 0 for these: it holds a user pointer */
+	json_key(o, "sqe_off_zeroed_for");
+	json_arr_begin(o);
+	for (size_t i = 0; in->off_pointer_ops && in->off_pointer_ops[i]; i++)
+		json_str(o, in->off_pointer_ops[i]);
+	json_arr_end(o);
 	json_obj_end(o);
 }
 

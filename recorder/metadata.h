@@ -32,6 +32,7 @@ struct meta_input {
 	bool initial_pid_ns;
 	pid_t command_pid;
 	bool fops_learned;		/* rings of enter/register can be resolved */
+	const char *const *off_pointer_ops;	/* opcodes whose SQE off is not kept */
 	/* Each writes one member value (or members) into o; may be NULL. */
 	void (*host)(struct json_out *o, void *arg);
 	void (*opcodes)(struct json_out *o, void *arg);		/* the "opcodes" object */
