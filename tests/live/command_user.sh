@@ -57,3 +57,15 @@ status=0
 $SUDO "$RECORDER" -q -f -o "$T/link.log" -- true 2>"$T/link.err" || status=$?
 [ "$status" != 0 ] || fail "followed a symbolic link"
 note "refuses to overwrite or follow links: ok"
+
+# Without CAP_BPF and CAP_PERFMON: one clear line saying what is missing.
+if [ "$AS_ROOT" = true ] && command -v setpriv >/dev/null 2>&1; then
+	status=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$RECORDER" -o "$T/nocap.log" -d 1s 2>"$T/nocap.err" || status=$?
+	[ "$status" = 1 ] || fail "unprivileged: exit status $status, want 1"
+	grep -q "CAP_BPF" "$T/nocap.err" || fail "unprivileged: no word of CAP_BPF: $(cat "$T/nocap.err")"
+	[ "$(wc -l <"$T/nocap.err")" = 1 ] || fail "unprivileged: more than one line: $(cat "$T/nocap.err")"
+	[ ! -e "$T/nocap.log" ] || fail "unprivileged: a log was created"
+	note "unprivileged: ok"
+fi

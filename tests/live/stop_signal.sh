@@ -48,3 +48,24 @@ common_log_checks(stat, reason="duration")
 done()
 PY
 note "--duration: ok"
+
+# --max-size: a NOP storm fills 1M quickly; the recording stops by itself.
+"$WORKLOAD" --compact storm --seconds 8 >/dev/null &
+storm=$!
+stop_storm() { kill "$storm" 2>/dev/null || true; wait "$storm" 2>/dev/null || true; }
+cleanup_hooks="stop_storm"
+record -q -s 1M -d 30s -o "$T/maxsize.log"
+stop_storm
+cleanup_hooks=""
+[ "$record_status" = 0 ] || fail "--max-size: exit status $record_status"
+size=$(stat -c %s "$T/maxsize.log")
+[ "$size" -ge 1048576 ] && [ "$size" -lt 3145728 ] || fail "--max-size 1M: the log has $size bytes"
+stat_log "$T/maxsize.log" "$T/maxsize.stat"
+pycheck - "$T/maxsize.stat" <<'PY'
+import sys
+from check import *
+stat = load(sys.argv[1])
+common_log_checks(stat, reason="max-size")
+done()
+PY
+note "--max-size: ok ($size bytes)"
