@@ -852,6 +852,20 @@ static int setup(struct recorder *r)
 		for (unsigned c = 0; c < r->ncpus; c++)
 			r->online[c] = true;
 	}
+	/*
+	 * For the live tests only: CPUs to leave without a ring buffer, as if
+	 * they had come online after the start (their events are lost, "no
+	 * ring", and must be counted and reported like any other loss).
+	 */
+	if (getenv("URING_RECORD_TEST_NO_RING_CPUS")) {
+		bool *skip = calloc(r->ncpus, sizeof(*skip));
+
+		if (skip && !cpulist_parse(getenv("URING_RECORD_TEST_NO_RING_CPUS"), skip,
+					   r->ncpus))
+			for (unsigned c = 0; c < r->ncpus; c++)
+				r->online[c] = r->online[c] && !skip[c];
+		free(skip);
+	}
 	if (losses_init(&r->losses, r->ncpus) || fq_init(&r->q, r->env.queue_size))
 		return -ENOMEM;
 	r->q_ready = true;

@@ -123,7 +123,10 @@ void status_summary(const struct summary *sum)
 			 100.0 * (double)lost / (double)generated, detail);
 		msg_loud("*** the log marks where they were lost; uring-convert reports them");
 	}
-	if (sum->kernel_lost) {
+	if (sum->losses->total[EV_LOSS_NO_RING])
+		msg_loud("*** hint: CPUs that came online after the start have no ring buffer; "
+			 "restart the recording to cover them");
+	if (sum->losses->total[EV_LOSS_RING_FULL]) {
 		fmt_bytes(ring, sizeof(ring), sum->ring_size);
 		msg_loud("*** hint: a larger --ring-size (now %s per CPU) or a shorter "
 			 "--drain-interval (now %.1f ms) absorbs longer bursts", ring,

@@ -33,3 +33,29 @@ eq("END lost", stat["stop"]["end"]["lost"], stat["losses"]["total"])
 done()
 PY
 note "ok ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["losses"]["total"], "lost,", d["records"].get("submit", 0), "submits kept")' "$T/storm.stat"))"
+
+# A CPU without a ring buffer (as if it came online after the start): every
+# event of a storm pinned there is lost as "no ring", counted, and reported
+# at stop by "lost" records -- and the other CPU's records are all there.
+command -v taskset >/dev/null 2>&1 || { note "no taskset: no-ring case not tested"; exit 0; }
+[ "$(nproc)" -ge 2 ] || { note "one CPU: no-ring case not tested"; exit 0; }
+$SUDO env URING_RECORD_TEST_NO_RING_CPUS=1 "$RECORDER" -q -o "$T/noring.log" -- \
+	taskset -c 1 "$WORKLOAD" --compact storm --count 5000 >"$T/noring.json" 2>"$T/record.err" ||
+	fail "no-ring: exit status $?: $(cat "$T/record.err")"
+grep -q "CPU without a ring buffer" "$T/record.err" || fail "no-ring: the summary does not say why"
+stat_log "$T/noring.log" "$T/noring.stat"
+pycheck - "$T/noring.stat" "$T/noring.json" <<'PY'
+import sys
+from check import *
+stat, wl = load(sys.argv[1]), load(sys.argv[2])
+common_log_checks(stat)
+nops = wl["requests"]["NOP"]["submitted"]
+lost = stat["losses"]["by_type"]
+eq("submit: recorded + lost", stat["records"].get("submit", 0) + lost.get("submit", 0), nops)
+eq("all lost as no ring", stat["losses"]["by_kind"]["no_ring"], stat["losses"]["total"])
+true("the pinned storm lost its NOPs", lost.get("submit", 0) >= nops - 64, lost)
+eq("reported at stop", stat["losses"]["lost_records"]["at_stop"], stat["losses"]["total"])
+eq("the ring-less CPU's total", stat["losses"]["by_cpu"].get("1"), stat["losses"]["total"])
+done()
+PY
+note "no ring: ok"
