@@ -639,7 +639,7 @@ static void run(struct recorder *r)
 		if (now >= deadline)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {
-			ringbufs_flush(&r->rb);
+			ringbufs_flush(&r->rb, false);
 			push_loss(r);
 			next_flush += r->env.flush_ns;
 			if (next_flush <= now)
@@ -703,7 +703,7 @@ static int finish(struct recorder *r)
 	ringbufs_drain(&r->rb, true);
 	r->pending_at_stop = losses_pending_at_stop(bpf_map__fd(r->skel->maps.cpu_states),
 						    r->ncpus, add_at_stop, r);
-	ringbufs_flush(&r->rb);
+	ringbufs_flush(&r->rb, true);
 	push_loss(r);
 	push_clock(r);
 	push_stats(r);

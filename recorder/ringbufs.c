@@ -160,13 +160,19 @@ unsigned ringbufs_wait(struct ringbufs *r, int timeout_ms)
  * frame's events are dropped in place (counted, and reported by a "lost"
  * record that stays in the frame), and the frame keeps being used.
  */
-static void hand_off(struct ringbufs *r, unsigned cpu)
+static void hand_off(struct ringbufs *r, unsigned cpu, bool final)
 {
 	struct rb_cpu *rc = &r->cpu[cpu];
 	struct frame *f = rc->stage;
 
 	if (!f || !f->count)
 		return;
+	if (final) {
+		/* The writer is about to be waited for: nothing need be dropped. */
+		fq_push(r->q, f);
+		rc->stage = NULL;
+		return;
+	}
 	if (fq_push_events(r->q, f)) {
 		rc->stage = NULL;
 		return;
@@ -181,7 +187,7 @@ static struct frame *stage_for(struct ringbufs *r, unsigned cpu, size_t size)
 
 	/* Keep room for the marker frame_drop_events() may have to add. */
 	if (rc->stage && rc->stage->cap - rc->stage->len < size + sizeof(struct ev_lost))
-		hand_off(r, cpu);
+		hand_off(r, cpu, false);
 	if (rc->stage && rc->stage->cap - rc->stage->len < size + sizeof(struct ev_lost))
 		return NULL;	/* only markers, and they fill the frame: cannot happen */
 	if (!rc->stage)
@@ -269,8 +275,8 @@ void ringbufs_drain(struct ringbufs *r, bool all)
 			drain_ring(r, c, all);
 }
 
-void ringbufs_flush(struct ringbufs *r)
+void ringbufs_flush(struct ringbufs *r, bool final)
 {
 	for (unsigned c = 0; c < r->ncpus; c++)
-		hand_off(r, c);
+		hand_off(r, c, final);
 }

@@ -77,8 +77,12 @@ int ringbufs_watch(struct ringbufs *r, int fd, uint32_t tag);
 unsigned ringbufs_wait(struct ringbufs *r, int timeout_ms);
 /* Copy what every ring holds (bounded per ring unless all is set). */
 void ringbufs_drain(struct ringbufs *r, bool all);
-/* Hand every non-empty staging frame to the writer queue. */
-void ringbufs_flush(struct ringbufs *r);
+/*
+ * Hand every non-empty staging frame to the writer queue; final: at stop,
+ * past the queue's limit (the writer is then waited for, so nothing is
+ * dropped, and drop markers already in the frames reach the log).
+ */
+void ringbufs_flush(struct ringbufs *r, bool final);
 /* Append a record the recorder made (at-stop "lost" records). */
 void ringbufs_add(struct ringbufs *r, unsigned cpu, const void *rec, size_t size);
 

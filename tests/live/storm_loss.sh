@@ -34,6 +34,28 @@ done()
 PY
 note "ok ($(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["losses"]["total"], "lost,", d["records"].get("submit", 0), "submits kept")' "$T/storm.stat"))"
 
+# A writer that cannot keep up (zstd at level 19, a 2M queue): the recorder
+# drops whole frames of events itself, and they add up the same way, each
+# drop placed in time by a "lost" record marked as the recorder's.
+record --ring-size 64M --queue-size 2M --zstd-level 19 -o "$T/queue.log" -- \
+	"$WORKLOAD" --compact storm --count 400000 >"$T/queue.json"
+[ "$record_status" = 0 ] || fail "queue overflow: exit status $record_status"
+grep -q "writer queue full" "$T/record.err" || fail "queue overflow: the summary does not say why"
+stat_log "$T/queue.log" "$T/queue.stat"
+pycheck - "$T/queue.stat" "$T/queue.json" <<'PY'
+import sys
+from check import *
+stat, wl = load(sys.argv[1]), load(sys.argv[2])
+common_log_checks(stat)
+nops = wl["requests"]["NOP"]["submitted"]
+lost = stat["losses"]["by_type"]
+true("the recorder dropped events", stat["losses"]["by_kind"]["user_queue"] > 0, stat["losses"])
+eq("submit: recorded + lost", stat["records"].get("submit", 0) + lost.get("submit", 0), nops)
+eq("complete: recorded + lost", stat["records"].get("complete", 0) + lost.get("complete", 0), nops)
+done()
+PY
+note "writer queue overflow: ok"
+
 # A CPU without a ring buffer (as if it came online after the start): every
 # event of a storm pinned there is lost as "no ring", counted, and reported
 # at stop by "lost" records -- and the other CPU's records are all there.
