@@ -54,9 +54,11 @@ static void __attribute__((noreturn)) child(char *const argv[], bool as_root, in
 	int err = 0;
 	ssize_t n;
 
+	/* The recorder's signal setup is not the command's business. */
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	/* Do not run the command at all if the recorder dies before release. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)

@@ -611,6 +611,9 @@ static void check_writer(struct recorder *r, bool woken)
 	}
 	if (err == -ENOSPC)
 		stop(r, "disk full", "the disk is full: %s", strerror(-err));
+	else if (err == -EFBIG)
+		stop(r, "error", "%s reached the file size limit: %s", r->env.output,
+		     strerror(-err));
 	else if (err)
 		stop(r, "error", "cannot write %s: %s", r->env.output, strerror(-err));
 	else if (atomic_load(&r->writer.max_size_hit))
@@ -766,6 +769,8 @@ static int setup_signals(struct recorder *r)
 	sigset_t set;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit must end the recording cleanly (EFBIG), not kill it. */
+	signal(SIGXFSZ, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
