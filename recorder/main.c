@@ -593,11 +593,11 @@ static void handle_signals(struct recorder *r)
 			/* kill(1)'d: pass it on; a terminal's ^C reached it already */
 			if (si.ssi_code == SI_USER || si.ssi_code == SI_QUEUE)
 				kill(r->cmd.pid, (int)si.ssi_signo);
-			msg_info("waiting for the command to exit (%s again stops recording now)",
-				 strsignal((int)si.ssi_signo));
+			msg_info("waiting for the command to exit (SIG%s again stops recording now)",
+				 sigabbrev_np((int)si.ssi_signo));
 			continue;
 		}
-		stop(r, "signal", "stopped by %s", strsignal((int)si.ssi_signo));
+		stop(r, "signal", "stopped by SIG%s", sigabbrev_np((int)si.ssi_signo));
 	}
 }
 
