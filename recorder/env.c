@@ -81,7 +81,7 @@ static const struct argp_option options[] = {
 
 	{ NULL, 0, NULL, 0, "Tuning:", 4 },
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "BPF ring buffer per CPU, a power of two "
-	  "(default: 8M)", 4 },
+	  "(default: 128M shared by the online CPUs, 4M to 32M each)", 4 },
 	{ "drain-interval", OPT_DRAIN, "TIME", 0, "Empty the ring buffers this often "
 	  "(default: 5ms)", 4 },
 	{ "flush-interval", OPT_FLUSH, "TIME", 0, "Write buffered events at least this "
@@ -174,6 +174,16 @@ static const char *const syscall_names[] = {
 	[SYSCALLS_NONE] = "none",
 };
 
+uint64_t env_default_ring_size(unsigned online_cpus)
+{
+	uint64_t share = ENV_RING_BUDGET / (online_cpus ? online_cpus : 1);
+	uint64_t size = ENV_RING_MAX_DEFAULT;
+
+	while (size > ENV_RING_MIN_DEFAULT && size > share)
+		size >>= 1;
+	return size;
+}
+
 const char *io_wq_mode_name(enum io_wq_mode mode)
 {
 	return (unsigned)mode < sizeof(io_wq_names) / sizeof(io_wq_names[0]) ?
@@ -191,8 +201,8 @@ static int check_env(struct env *env)
 {
 	char buf[32];
 
-	if (env->ring_size < 4096 || (env->ring_size & (env->ring_size - 1)) ||
-	    env->ring_size > (1ull << 30)) {
+	if (env->ring_size && (env->ring_size < 4096 || (env->ring_size & (env->ring_size - 1)) ||
+			       env->ring_size > (1ull << 30))) {
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)env->ring_size);
 		return bad("--ring-size", buf,
 			   "must be a power of two from 4K to 1G (e.g. 4M, 8M, 16M)");
@@ -343,7 +353,6 @@ int env_parse(struct env *env, int argc, char **argv)
 
 	memset(env, 0, sizeof(*env));
 	env->output = ENV_DEFAULT_OUTPUT;
-	env->ring_size = ENV_DEFAULT_RING_SIZE;
 	env->drain_ns = ENV_DEFAULT_DRAIN_NS;
 	env->flush_ns = ENV_DEFAULT_FLUSH_NS;
 	env->queue_size = ENV_DEFAULT_QUEUE_SIZE;

@@ -31,7 +31,10 @@ enum syscall_mode {
 };
 
 #define ENV_DEFAULT_OUTPUT		"uring.log"
-#define ENV_DEFAULT_RING_SIZE		(8ull << 20)
+/* Default ring size: this budget shared by the online CPUs, within bounds. */
+#define ENV_RING_BUDGET			(128ull << 20)
+#define ENV_RING_MIN_DEFAULT		(4ull << 20)
+#define ENV_RING_MAX_DEFAULT		(32ull << 20)
 #define ENV_DEFAULT_DRAIN_NS		(5ull * 1000 * 1000)
 #define ENV_DEFAULT_FLUSH_NS		(1000ull * 1000 * 1000)
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
@@ -49,7 +52,7 @@ struct env {
 	const char *cgroup;
 	uint64_t duration_ns;		/* 0: until stopped */
 	uint64_t max_size;		/* 0: no limit */
-	uint64_t ring_size;		/* bytes per CPU, power of two */
+	uint64_t ring_size;		/* bytes per CPU, power of two; 0: default */
 	uint64_t drain_ns;
 	uint64_t flush_ns;
 	uint64_t queue_size;
@@ -85,6 +88,13 @@ int parse_size(const char *s, uint64_t *out, char *err, size_t errlen);
  * seconds.  Returns 0, or -1 with a message.
  */
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+/*
+ * The default ring size for this many online CPUs: the largest power of two
+ * within ENV_RING_BUDGET / cpus, clamped to [ENV_RING_MIN_DEFAULT,
+ * ENV_RING_MAX_DEFAULT].
+ */
+uint64_t env_default_ring_size(unsigned online_cpus);
 
 const char *io_wq_mode_name(enum io_wq_mode mode);
 const char *syscall_mode_name(enum syscall_mode mode);

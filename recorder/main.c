@@ -871,6 +871,15 @@ static int setup(struct recorder *r)
 				r->online[c] = r->online[c] && !skip[c];
 		free(skip);
 	}
+	if (!r->env.ring_size) {
+		unsigned online = 0;
+
+		for (unsigned c = 0; c < r->ncpus; c++)
+			online += r->online[c];
+		r->env.ring_size = env_default_ring_size(online);
+		msg_verbose("ring buffers: %llu MiB per CPU for %u online CPUs",
+			    (unsigned long long)(r->env.ring_size >> 20), online);
+	}
 	if (losses_init(&r->losses, r->ncpus) || fq_init(&r->q, r->env.queue_size))
 		return -ENOMEM;
 	r->q_ready = true;

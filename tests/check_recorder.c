@@ -104,13 +104,27 @@ START_TEST(test_env_defaults)
 
 	ck_assert_int_eq(parse(&env, argv), 0);
 	ck_assert_str_eq(env.output, "uring.log");
-	ck_assert_uint_eq(env.ring_size, 8ull << 20);
+	ck_assert_uint_eq(env.ring_size, 0);	/* chosen from the CPU count */
 	ck_assert_uint_eq(env.flush_ns, 1000000000ull);
 	ck_assert_int_eq(env.zstd_level, 1);
 	ck_assert(!env.command);
 	ck_assert(!env.follow);
 	ck_assert_int_eq(env.io_wq, IO_WQ_AUTO);
 	env_free(&env);
+}
+END_TEST
+
+START_TEST(test_default_ring_size)
+{
+	ck_assert_uint_eq(env_default_ring_size(1), 32ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(2), 32ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(4), 32ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(6), 16ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(8), 16ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(16), 8ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(32), 4ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(512), 4ull << 20);
+	ck_assert_uint_eq(env_default_ring_size(0), 32ull << 20);
 }
 END_TEST
 
@@ -670,6 +684,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_parse_size);
 	tcase_add_test(tc, test_parse_duration);
 	tcase_add_test(tc, test_env_defaults);
+	tcase_add_test(tc, test_default_ring_size);
 	tcase_add_test(tc, test_env_options);
 	tcase_add_test(tc, test_env_command);
 	tcase_add_test(tc, test_env_bad);
