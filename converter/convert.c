@@ -9,6 +9,7 @@
 
 #include "convert.h"
 #include "filter.h"
+#include "fxt_layout.h"
 #include "merge.h"
 #include "model.h"
 #include "names.h"
@@ -528,8 +529,8 @@ int convert_run(const struct options *o)
 		out = output_csv_new(&cfg, err, sizeof(err));
 		break;
 	case FORMAT_FXT:
-		fprintf(stderr, "uring-convert: --format=fxt is not implemented yet (use summary, json or csv)\n");
-		return 2;
+		out = output_fxt_new(&cfg, o->lanes ? o->lanes : FXT_LANES_DEFAULT, err, sizeof(err));
+		break;
 	default:
 		break;
 	}

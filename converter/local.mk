@@ -9,13 +9,14 @@ converter_libconvert_a_SOURCES = \
 	converter/model.c converter/model.h \
 	converter/output.h converter/output_util.c \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
+	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
 	converter/filter.c converter/filter.h \
 	converter/report.c converter/report.h \
 	converter/stats.c converter/stats.h \
 	converter/names.c converter/names.h \
 	converter/timebase.c converter/timebase.h \
 	converter/hmap.c converter/hmap.h
-CONVERT_LIBS = converter/libconvert.a $(COMMON_LIBS)
+CONVERT_LIBS = converter/libconvert.a converter/libfxt.a $(COMMON_LIBS)
 
 bin_PROGRAMS += converter/uring-convert
 converter_uring_convert_SOURCES = converter/main.c

@@ -16,7 +16,7 @@ const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 static const char doc[] =
 	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "
-	"CSV or (later) FXT for Perfetto.  Runs anywhere: no root, no BPF."
+	"CSV or an FXT trace for Perfetto.  Runs anywhere: no root, no BPF."
 	"\v"
 	"Formats:\n"
 	"  summary  tables for a person (default when stdout is a terminal)\n"
@@ -24,7 +24,12 @@ static const char doc[] =
 	"  csv      one CSV file per table in the directory given with -o DIR:\n"
 	"           requests, syscalls, events, losses, loss_counters, tasks, rings,\n"
 	"           counters (for pandas: every *_ns column is an int64)\n"
-	"  fxt      Fuchsia trace for ui.perfetto.dev (not implemented yet)\n"
+	"  fxt      Fuchsia trace for ui.perfetto.dev (binary: give -o FILE.fxt):\n"
+	"           io_uring_enter/setup/register slices on each thread, request\n"
+	"           lifetimes on \"ring N (fd F) lane NN\" tracks under their process,\n"
+	"           io-wq work on the iou-wrk threads, arrows from submission to\n"
+	"           completion, per-ring counters, lost-event and error markers\n"
+	"           (layout: uring-convert(1), FXT OUTPUT)"
 	"\n"
 	"TIME is relative to the recording start (+1.5s, 2s, 500ms, 750us, 10ns, 2min;\n"
 	"a bare number is seconds) or an absolute wall-clock time in ISO 8601\n"
@@ -35,16 +40,17 @@ static const char doc[] =
 
 static const char args_doc[] = "LOG";
 
-enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE };
+enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES };
 
 static const struct argp_option argp_options[] = {
 	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },
-	{ "output", 'o', "PATH", 0, "output file (summary, json), or directory (csv); default stdout", 0 },
+	{ "output", 'o', "PATH", 0, "output file (summary, json, fxt), or directory (csv); default stdout", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "overwrite existing output files", 0 },
 	{ "start", OPT_START, "TIME", 0, "only what happened at or after TIME", 1 },
 	{ "end", OPT_END, "TIME", 0, "only what happened at or before TIME", 1 },
 	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
 	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable)", 1 },
+	{ "lanes", OPT_LANES, "N", 0, "fxt: at most N lane tracks per ring (1-4096, default 64); requests finding all busy are counted and marked, not drawn", 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
 	{ 0 }
@@ -168,6 +174,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (o->nrings == OPT_MAX_SELECT)
 			return bad("--ring: at most %d", OPT_MAX_SELECT);
 		o->rings[o->nrings++] = (unsigned)v;
+		break;
+	case OPT_LANES:
+		if (parse_uint(arg, 4096, &v) || !v)
+			return bad("--lanes: '%s' is not a number of lanes from 1 to 4096", arg);
+		o->lanes = (unsigned)v;
 		break;
 	case OPT_INFO:
 		o->info = true;

@@ -30,6 +30,7 @@ struct options {
 	size_t npids;
 	unsigned rings[OPT_MAX_SELECT];
 	size_t nrings;
+	unsigned lanes;			/* --lanes (fxt), 0: default */
 };
 
 /*

@@ -482,6 +482,10 @@ struct output_config {
 struct output *output_summary_new(const struct output_config *cfg, char *err, size_t errlen);
 struct output *output_json_new(const struct output_config *cfg, char *err, size_t errlen);
 struct output *output_csv_new(const struct output_config *cfg, char *err, size_t errlen);
+/* FXT for Perfetto (output_fxt.c): at most max_lanes lanes per ring
+ * (1..FXT_LANES_MAX, see fxt_layout.h); refuses a terminal as stdout. */
+struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
+			      char *err, size_t errlen);
 
 /* Helpers shared by the outputs (output_util.c). */
 const char *path_name(enum req_path p);		/* "inline", "io-wq", ... */

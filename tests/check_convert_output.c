@@ -398,7 +398,7 @@ START_TEST(test_cli_errors)
 			{ { notlog, NULL }, 1, "not a ringside log" },
 			{ { "-o", existing, sc.path, NULL }, 1, "already exists" },
 			{ { "-o", sc.dir, "--format=json", sc.path, NULL }, 1, "is a directory" },
-			{ { "--format=fxt", sc.path, NULL }, 2, "not implemented yet" },
+			{ { "--format=fxt", "--lanes=0", sc.path, NULL }, 2, "--lanes" },
 			{ { "--format=csv", sc.path, NULL }, 2, "-o DIR" },
 			{ { "--format=csv", "-o", existing, sc.path, NULL }, 1, "not a directory" },
 			{ { "--force", "-o", sc.path, sc.path, NULL }, 1, "refusing to write over the log" },

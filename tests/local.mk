@@ -82,7 +82,7 @@ noinst_LIBRARIES += tests/libconverttest.a
 tests_libconverttest_a_SOURCES = tests/convert_test.c tests/convert_test.h
 tests_libconverttest_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
 tests_libconverttest_a_CFLAGS = $(TEST_CFLAGS)
-CONVERT_TEST_LIBS = tests/libconverttest.a converter/libconvert.a $(TEST_LIBS)
+CONVERT_TEST_LIBS = tests/libconverttest.a converter/libconvert.a converter/libfxt.a $(TEST_LIBS)
 check_PROGRAMS += tests/check_convert
 tests_check_convert_SOURCES = tests/check_convert.c
 tests_check_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
@@ -113,6 +113,23 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 	tests/golden/convert_v1/tasks.csv tests/golden/convert_v1/rings.csv \
 	tests/golden/convert_v1/counters.csv
 # --- end uring-convert ----------------------------------------------------
+
+# --- uring-convert --format=fxt (issue 5) ---------------------------------
+# tests/check_fxt_output: the FXT output on synthetic logs, read back with
+# tests/fxt_reader (Perfetto's slice stacks and flow binding replayed), the
+# lane allocator, the command line and a byte-exact golden file
+# (regenerate on purpose: RINGSIDE_REGENERATE_GOLDEN=1 make check
+# TESTS=tests/check_fxt_output, then check it with fxtcheck.py --werror).
+if HAVE_CHECK
+check_PROGRAMS += tests/check_fxt_output
+tests_check_fxt_output_SOURCES = tests/check_fxt_output.c
+tests_check_fxt_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_fxt_output_CFLAGS = $(TEST_CFLAGS)
+tests_check_fxt_output_LDADD = tests/libfxtreader.a $(CONVERT_TEST_LIBS)
+TESTS += tests/check_fxt_output
+endif
+EXTRA_DIST += tests/golden/convert_fxt.fxt
+# --- end fxt output -------------------------------------------------------
 
 # --- uring-record (issue 3) -----------------------------------------------
 # tests/logstat: a log's contents as JSON (records per type and thread,

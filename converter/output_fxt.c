@@ -1,0 +1,1519 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --format=fxt: a Fuchsia trace for ui.perfetto.dev that shows the path of
+ * every request.  The layout (uring-convert(1), FXT OUTPUT, is the user's
+ * description) follows from what Perfetto's FXT importer does (the project's
+ * research notes on FXT and Perfetto):
+ *
+ *   - Only thread tracks nest slices and carry flows; async events go to a
+ *     global group where flows cannot bind.  So request lifetimes go on
+ *     synthetic LANE threads under the ring's owning process
+ *     ("ring 3 (fd 5) lane 00"), each lane holding lifetimes that never
+ *     overlap (fxt_layout.h), and the steps of a request (io-wq queue,
+ *     poll wait, ...) are child slices of its lifetime.
+ *   - A flow event binds to the slice on top of its thread's stack when
+ *     Perfetto processes it (timestamp order, ties in file order), so each
+ *     flow event is written right after the slice it belongs to, with that
+ *     slice's start time.  Every point of a flow is placed only if its time
+ *     is not before the previous point's, so points are processed in the
+ *     order written.  Requests whose events were lost get no arrow.
+ *   - Perfetto draws an arrow from the END of its source slice to the start
+ *     of its target unless the target is a descendant (then from the
+ *     source's start).  So the request's flow goes submit anchor -> lifetime
+ *     -> the step that ends where the next thread takes over ("io-wq queue"
+ *     -> worker slice, "poll wait" -> completion) -> completion anchor, and
+ *     a link arrow goes from a member's lifetime (drawn from its end, the
+ *     completion) to the step of the next member that starts there.
+ *   - Counters are per process: "ring N:<counter>:0" under the ring's owner.
+ *   - Names come only from kernel-object records, which Perfetto applies
+ *     before any event wherever they are in the file: they are written at
+ *     end(), with the final names.  A thread's "process" argument must be
+ *     the pid its events use, so each thread's pid is fixed at first use.
+ *
+ * Timestamps are relative to the recording start (meta->start_ns).  The
+ * output is streamed: memory holds lane ends, threads and rings seen, and
+ * the link arrows whose other end has not been delivered yet.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event_layout.h"
+#include "fxt_layout.h"
+#include "fxt_writer.h"
+#include "hmap.h"
+#include "output.h"
+#include "uring_names.h"
+
+#define CAT "io_uring"
+#define CAT_META "ringside"
+#define MAX_PHASES 10
+#define MAX_WARNING_MARKERS 100
+#define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
+
+/* A thread of the recording. */
+struct task_out {
+	uint32_t tid;
+	uint64_t pid;			/* process koid of its events (fixed at first use) */
+	const struct model_task *task;	/* NULL: never announced */
+	bool used;			/* an event was written on it */
+	struct fxt_span_guard guard;	/* its duration slices */
+};
+
+struct ring_out {
+	const struct model_ring *ring;	/* valid until destroy(): final state in end() */
+	unsigned number;
+	uint64_t pid;			/* owning process koid (fixed at first use) */
+	uint32_t track;			/* koid of "ring N (fd F)", 0 until used */
+	struct fxt_lanes lanes;
+	uint64_t no_lane;		/* requests that found every lane busy */
+	uint64_t drawn;			/* lifetimes drawn on lanes */
+};
+
+enum link_state {
+	LINK_BEGUN,			/* arrow begun on the predecessor's lifetime */
+	LINK_NO_ARROW,			/* predecessor delivered, no arrow */
+	LINK_SUCCESSOR_DONE,		/* successor delivered first (its lifetime below) */
+};
+
+/*
+ * A link arrow waiting for its other member, keyed by the successor's id.
+ * The model delivers requests when they finish and holds completions until
+ * their thread's next io_uring event, so either member can come first.
+ */
+struct link_out {
+	enum link_state state;
+	uint64_t flow;
+	uint64_t pred_id, succ_id;
+	uint64_t release_ts;		/* LINK_BEGUN: predecessor's completion (boot ns) */
+	struct ring_out *ring;
+	/* LINK_SUCCESSOR_DONE: the successor's lifetime, if drawn with arrows */
+	bool succ_drawn;
+	struct fxt_thread succ_lane;
+	uint64_t succ_start, succ_end;
+};
+
+struct loss_track {
+	unsigned cpu;
+	uint32_t koid;
+	uint64_t last_end;		/* end of its last window slice (boot ns) */
+};
+
+struct fxo {
+	struct output base;
+	struct output_config cfg;
+	unsigned max_lanes;
+	FILE *f;
+	bool is_stdout;
+	struct fxt_writer *w;
+	struct output_meta meta;
+	struct hmap tasks;		/* tid -> task_out */
+	struct ring_out **rings;	/* by ring number */
+	size_t nrings;
+	struct hmap links;		/* successor request id -> link_out */
+	struct loss_track *loss;
+	size_t nloss;
+	struct fxt_koids koids;
+	uint64_t next_flow;
+	uint64_t lost_total;
+	bool lost_counter_started;
+	bool oom;
+	/* what was drawn, for the "recording end" marker and the tests */
+	uint64_t requests, lifetimes, no_lane, undrawable, flows, link_arrows,
+		 link_fallbacks, worker_slices, refused_slices, syscalls;
+};
+
+#define X(o) ((struct fxo *)(void *)(o))
+
+/* ------------------------------------------------------------- helpers */
+
+static uint64_t rel(const struct fxo *x, uint64_t ts)
+{
+	return ts > x->meta.start_ns ? ts - x->meta.start_ns : 0;
+}
+
+/* Raw kernel bytes as valid UTF-8 (invalid bytes become U+FFFD). */
+static const char *utf8_clean(const char *s, size_t n, char *buf, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && u[i];) {
+		size_t l = utf8_seq_len(u + i, n - i);
+
+		if (!l) {
+			if (o + 4 > len)
+				break;
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		if (o + l + 1 > len)
+			break;
+		memcpy(buf + o, u + i, l);
+		o += l;
+		i += l;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Up to FXT_MAX_ARGS arguments; the call sites stay within the limit. */
+struct args {
+	struct fxt_arg a[FXT_MAX_ARGS];
+	unsigned n;
+};
+
+static void add(struct args *v, struct fxt_arg a)
+{
+	if (v->n < FXT_MAX_ARGS)
+		v->a[v->n++] = a;
+}
+
+static const char *opname(const struct fxo *x, unsigned op, char *buf)
+{
+	return names_opcode(x->meta.names, op, buf);
+}
+
+static struct task_out *task_entry(struct fxo *x, uint32_t tid)
+{
+	struct task_out *t = hmap_get(&x->tasks, tid, 0);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t || hmap_put(&x->tasks, tid, 0, t)) {
+		free(t);
+		x->oom = true;
+		return NULL;
+	}
+	t->tid = tid;
+	return t;
+}
+
+/*
+ * The thread tid of the recording, with its pid fixed at first use (the
+ * announced task's pid, else pid_hint, else tid itself).  NULL for tid 0
+ * (idle/interrupt context: Perfetto's swapper) or out of memory.
+ */
+static struct task_out *task_use(struct fxo *x, uint32_t tid, uint64_t pid_hint)
+{
+	struct task_out *t;
+
+	if (!tid)
+		return NULL;
+	t = task_entry(x, tid);
+	if (!t)
+		return NULL;
+	if (!t->used) {
+		uint64_t pid = t->task && t->task->pid ? t->task->pid : pid_hint;
+
+		t->pid = pid ? pid : tid;
+		t->used = true;
+	}
+	return t;
+}
+
+static struct fxt_thread tthread(const struct task_out *t)
+{
+	return FXT_THREAD(t->pid, t->tid);
+}
+
+static struct ring_out *ring_use(struct fxo *x, const struct model_ring *r, uint64_t pid_hint)
+{
+	struct ring_out *ro;
+
+	if (!r)
+		return NULL;
+	if (r->number >= x->nrings) {
+		size_t n = r->number + 16;
+		struct ring_out **p = realloc(x->rings, n * sizeof(*p));
+
+		if (!p) {
+			x->oom = true;
+			return NULL;
+		}
+		memset(p + x->nrings, 0, (n - x->nrings) * sizeof(*p));
+		x->rings = p;
+		x->nrings = n;
+	}
+	ro = x->rings[r->number];
+	if (ro)
+		return ro;
+	ro = calloc(1, sizeof(*ro));
+	if (!ro) {
+		x->oom = true;
+		return NULL;
+	}
+	ro->ring = r;
+	ro->number = r->number;
+	/* The owner may not be known yet (a ring open before the recording,
+	 * first seen through an io-wq worker): the thread that first used
+	 * it, or the caller's hint, belongs to the same process. */
+	if (!r->pid && r->tid) {
+		struct task_out *t = hmap_get(&x->tasks, r->tid, 0);
+
+		if (t && t->task && t->task->pid)
+			pid_hint = t->task->pid;
+	}
+	ro->pid = r->pid ? r->pid : pid_hint ? pid_hint : FXT_KOID_RINGSIDE;
+	fxt_lanes_init(&ro->lanes, x->max_lanes);
+	x->rings[r->number] = ro;
+	return ro;
+}
+
+/* The ring's own track ("ring N (fd F)"): markers and counters. */
+static bool ring_track(struct fxo *x, struct ring_out *ro, struct fxt_thread *th)
+{
+	if (!ro->track)
+		ro->track = fxt_koids_next(&x->koids);
+	if (!ro->track)
+		return false;
+	*th = FXT_THREAD(ro->pid, ro->track);
+	return true;
+}
+
+static struct fxt_thread recording_thread(void)
+{
+	return FXT_THREAD(FXT_KOID_RINGSIDE, FXT_KOID_RECORDING);
+}
+
+/* An error string and errno name for a negative result. */
+static void add_result(struct args *v, const char *name, int64_t res, char *buf)
+{
+	add(v, fxt_arg_i64(name, res));
+	if (res < 0)
+		add(v, fxt_arg_str("errno", names_errno(res, buf)));
+}
+
+static void flags_arg(struct args *v, const char *name, uint64_t flags,
+		      const struct flag_name *table, char *buf, size_t len)
+{
+	add(v, fxt_arg_str(name, flags ? format_flags(buf, len, flags, table) : "none"));
+}
+
+/* ------------------------------------------------------------- begin */
+
+static const char *const pinned[] = {
+	CAT, CAT_META, "request", "user_data", "fd", "offset", "length", "result",
+	"errno", "cflags", "path", "status", "note", "modifiers", "sqe_flags",
+	"cqes", "chain", "ring", "worker", "approximate", "to_submit",
+	"min_complete", "flags", "ret", "submitted", "completed", "submit_ns",
+	"wait_ns", "sq_pending", "cq_pending", "events_lost", "registered_ring",
+	"waiting", "min_events", "issue", "link wait", "drain wait", "poll wait",
+	"task work", "io-wq queue", "io-wq run", "io-wq run (approx)",
+	"after io-wq", "cancelled", "in flight", "io_uring_enter",
+	"io_uring_setup", "io_uring_register", "lanes full", "inflight",
+	"sq_pending", "cq_pending", "io_wq", "count", "cpu", "source",
+};
+
+static int x_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
+{
+	struct fxo *x = X(o);
+	char iso[TIMEBASE_ISO_LEN], rid[64];
+	const char *base;
+	struct args v = { .n = 0 };
+
+	x->f = output_open_file(x->cfg.path, x->cfg.force, &x->is_stdout, err, errlen);
+	if (!x->f)
+		return -1;
+	x->meta = *meta;
+	x->w = fxt_writer_new_file(x->f);
+	if (!x->w) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++)
+		fxt_writer_pin_string(x->w, pinned[i]);
+
+	/* The recording's metadata: args of an instant at t = 0 on the
+	 * "ringside" process's "recording" thread (and in the process name,
+	 * written at end()). */
+	base = strrchr(meta->log_path, '/');
+	base = base ? base + 1 : meta->log_path;
+	snprintf(rid, sizeof(rid), "%s", meta->info->recording_id_str);
+	add(&v, fxt_arg_str("start_wall", *timebase_iso(meta->tb, meta->start_ns, iso) ?
+			    iso : "unknown (no clock snapshot)"));
+	add(&v, fxt_arg_u64("start_boot_ns", meta->start_ns));
+	add(&v, fxt_arg_u64("duration_ns", meta->end_ns - meta->start_ns));
+	add(&v, fxt_arg_str("host", meta->hostname));
+	add(&v, fxt_arg_str("kernel", meta->kernel_release));
+	add(&v, fxt_arg_str("machine", meta->machine));
+	add(&v, fxt_arg_u32("cpus", meta->ncpus));
+	add(&v, fxt_arg_str("recording_id", rid));
+	{
+		char lb[4096];
+
+		add(&v, fxt_arg_str("log", utf8_clean(base, strlen(base), lb, sizeof(lb))));
+		add(&v, fxt_arg_u32("log_format_major", meta->info->major));
+		add(&v, fxt_arg_u32("log_format_minor", meta->info->minor));
+		add(&v, fxt_arg_str("io_wq_tracking", *meta->io_wq_tracking ?
+				    meta->io_wq_tracking : "unknown"));
+		add(&v, fxt_arg_str("selection", *meta->selection ? meta->selection : "everything"));
+		add(&v, fxt_arg_u32("max_lanes_per_ring", x->max_lanes));
+		fxt_instant(x->w, 0, recording_thread(), CAT_META, "recording", v.a, v.n);
+	}
+	if (fxt_writer_error(x->w)) {
+		snprintf(err, errlen, "%s: write error: %s",
+			 x->is_stdout ? "standard output" : x->cfg.path,
+			 strerror(-fxt_writer_error(x->w)));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------- tasks and rings */
+
+static void x_task(struct output *o, const struct model_task *t)
+{
+	struct task_out *to = task_entry(X(o), t->tid);
+
+	if (to)
+		to->task = t;
+}
+
+/* ------------------------------------------------------------- requests */
+
+/* One step boundary inside a request's lifetime. */
+struct boundary {
+	uint64_t ts;
+	unsigned order;			/* tie-break: the order steps happen in */
+	const char *label;		/* what the request does from here on */
+};
+
+struct phase {
+	uint64_t start, end;
+	const char *name;
+};
+
+/* The slices written for one request, in file order. */
+enum slot {
+	SLOT_SUBMIT, SLOT_LANE, SLOT_PHASE0,
+	SLOT_WORKER = SLOT_PHASE0 + MAX_PHASES, SLOT_CQE, SLOT_COUNT
+};
+
+struct plan {
+	bool on[SLOT_COUNT];
+	uint64_t ts[SLOT_COUNT];	/* start of each slice (boot ns) */
+	int flow[SLOT_COUNT];		/* request flow event after it: 0 none,
+					 * else 1 + FXT event type */
+	bool link_begin[SLOT_COUNT], link_end[SLOT_COUNT];
+	uint64_t flow_id, link_begin_id, link_end_id;
+};
+
+static void push_boundary(struct boundary *b, unsigned *n, uint64_t ts, unsigned order,
+			  const char *label)
+{
+	if (!ts)
+		return;
+	b[*n] = (struct boundary){ .ts = ts, .order = order, .label = label };
+	for (unsigned i = (*n)++; i > 0 && (b[i].ts < b[i - 1].ts ||
+			(b[i].ts == b[i - 1].ts && b[i].order < b[i - 1].order)); i--) {
+		struct boundary t = b[i];
+
+		b[i] = b[i - 1];
+		b[i - 1] = t;
+	}
+}
+
+/*
+ * The steps of a lifetime [start, end] as consecutive child slices, each
+ * named for what the request did from one step to the next.  None when no
+ * step falls strictly inside (an inline request is one slice).
+ */
+static unsigned build_phases(const struct model_request *r, uint64_t start, uint64_t end,
+			     uint64_t release_ts, struct phase *ph)
+{
+	struct boundary b[10];
+	unsigned nb = 0, n = 0;
+	const char *label = r->status == REQ_IN_FLIGHT_AT_START ? "in flight" :
+			    release_ts ? "link wait" : "issue";
+	uint64_t cur = start;
+
+	/* The predecessor's completion releases a member: it is issued, or
+	 * cancelled when an earlier member failed. */
+	push_boundary(b, &nb, release_ts, 0, r->modifiers & REQM_LINK_CANCELLED ? "cancelled" : "issue");
+	push_boundary(b, &nb, r->defer_ts, 1, "drain wait");
+	push_boundary(b, &nb, r->poll_arm_ts, 2, "poll wait");
+	push_boundary(b, &nb, r->task_add_ts, 3, "task work");
+	push_boundary(b, &nb, r->queue_async_ts, 4, "io-wq queue");
+	if (r->worker_tid)
+		push_boundary(b, &nb, r->work_begin_ts, 5, r->modifiers & REQM_WORKER_APPROX ?
+			      "io-wq run (approx)" : "io-wq run");
+	if (r->work_begin_ts)
+		push_boundary(b, &nb, r->work_end_ts, 6, "after io-wq");
+	push_boundary(b, &nb, r->fail_link_ts, 7, "cancelled");
+	for (unsigned i = 0; i < nb; i++) {
+		if (b[i].ts >= end)
+			break;
+		if (b[i].ts > cur && strcmp(b[i].label, label) && n + 1 < MAX_PHASES) {
+			ph[n++] = (struct phase){ .start = cur, .end = b[i].ts, .name = label };
+			cur = b[i].ts;
+		}
+		label = b[i].label;
+	}
+	if (!n)
+		return 0;
+	ph[n++] = (struct phase){ .start = cur, .end = end, .name = label };
+	return n;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Earliest and latest step of a request (boot ns), 0 when none. */
+static void known_span(const struct model_request *r, uint64_t *first, uint64_t *last)
+{
+	const uint64_t ts[] = {
+		r->submit_ts, r->defer_ts, r->queue_async_ts, r->poll_arm_ts, r->task_add_ts,
+		r->work_begin_ts, r->work_end_ts, r->tw_run_ts, r->fail_link_ts,
+		r->first_cqe_ts, r->complete_ts, r->overflow_ts,
+	};
+
+	*first = *last = 0;
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		if (!ts[i])
+			continue;
+		if (!*first || ts[i] < *first)
+			*first = ts[i];
+		*last = max_u64(*last, ts[i]);
+	}
+}
+
+static const char *status_text(enum req_status s)
+{
+	switch (s) {
+	case REQ_COMPLETE: return "complete";
+	case REQ_IN_FLIGHT_AT_END: return "in flight at end";
+	case REQ_IN_FLIGHT_AT_START: return "in flight at start";
+	case REQ_INCOMPLETE: return "incomplete";
+	case REQ_STATUS_COUNT: break;
+	}
+	return "?";
+}
+
+static uint64_t new_flow(struct fxo *x)
+{
+	return ++x->next_flow;
+}
+
+static void write_flow(struct fxo *x, int type, uint64_t ts, struct fxt_thread th, uint64_t id)
+{
+	switch (type) {
+	case 8:
+		fxt_flow_begin(x->w, ts, th, CAT, "request", id, NULL, 0);
+		break;
+	case 9:
+		fxt_flow_step(x->w, ts, th, CAT, "request", id, NULL, 0);
+		break;
+	case 10:
+		fxt_flow_end(x->w, ts, th, CAT, "request", id, NULL, 0);
+		break;
+	}
+}
+
+/* The flow events that belong to slot, right after its slice. */
+static void slot_flows(struct fxo *x, const struct plan *p, enum slot s, struct fxt_thread th)
+{
+	uint64_t ts = rel(x, p->ts[s]);
+
+	if (p->flow[s])
+		write_flow(x, p->flow[s] - 1, ts, th, p->flow_id);
+	if (p->link_begin[s])
+		fxt_flow_begin(x->w, ts, th, CAT, "link", p->link_begin_id, NULL, 0);
+	if (p->link_end[s])
+		fxt_flow_end(x->w, ts, th, CAT, "link", p->link_end_id, NULL, 0);
+}
+
+/* A link arrow that cannot reach its successor ends on a marker of the
+ * ring's track at the predecessor's completion, saying why. */
+static void link_fallback(struct fxo *x, struct link_out *l, const char *why)
+{
+	struct fxt_thread th;
+
+	x->link_fallbacks++;
+	if (!ring_track(x, l->ring, &th)) {
+		/* No koid left: end it on the recording thread's marker. */
+		th = recording_thread();
+	}
+	fxt_instant(x->w, rel(x, l->release_ts), th, CAT, "link not drawn",
+		    FXT_ARGV(fxt_arg_u64("request", l->pred_id),
+			     fxt_arg_u64("next_request", l->succ_id),
+			     fxt_arg_str("note", why)));
+	fxt_flow_end(x->w, rel(x, l->release_ts), th, CAT, "link", l->flow, NULL, 0);
+}
+
+static bool drawable_arrows(const struct model_request *r)
+{
+	return r->status != REQ_INCOMPLETE;
+}
+
+static void x_request(struct output *o, const struct model_request *r)
+{
+	struct fxo *x = X(o);
+	struct ring_out *ro = ring_use(x, r->ring, r->submit_pid);
+	struct task_out *sub = NULL, *cqt = NULL, *wrk = NULL;
+	struct plan p = { 0 };
+	struct phase ph[MAX_PHASES];
+	struct link_out *in_link = NULL, *succ_done = NULL, late_link = { 0 };
+	struct fxt_thread lane_th = { 0 };
+	uint64_t first, last, start, end, release = 0, w_end = 0;
+	const char *start_note = NULL, *end_note = NULL;
+	char opb[NAMES_MAX_LEN], name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
+	char fb[256], mb[256], cb[128], nb[256];
+	const char *op;
+	unsigned nph = 0;
+	int lane = -1;
+	bool arrows = drawable_arrows(r);
+
+	if (!ro || x->oom)
+		return;
+	x->requests++;
+	op = opname(x, r->opcode, opb);
+	known_span(r, &first, &last);
+
+	/* ---- the lifetime [start, end] */
+	if (r->status == REQ_IN_FLIGHT_AT_START ||
+	    (!r->submit_ts && r->status == REQ_COMPLETE)) {
+		start = x->meta.start_ns;
+		start_note = "submitted before the recording started: drawn from the recording start";
+	} else if (r->submit_ts) {
+		start = r->submit_ts;
+	} else {
+		start = first;
+		start_note = "submission not recorded (events lost): drawn from its first recorded event";
+	}
+	if (r->status == REQ_IN_FLIGHT_AT_END) {
+		end = x->meta.end_ns;
+		end_note = "still in flight when the recording ended: drawn to the recording end";
+	} else if (r->complete_ts) {
+		end = r->complete_ts;
+	} else {
+		end = last;
+		end_note = r->modifiers & REQM_CQE_SKIPPED ?
+			   "finished without a CQE (IOSQE_CQE_SKIP_SUCCESS): drawn to its last recorded event" :
+			   "completion not recorded: drawn to its last recorded event";
+	}
+	if (!start) {
+		x->undrawable++;
+		return;
+	}
+	end = max_u64(end, start);
+
+	/* ---- a link arrow waiting for this request? */
+	if (r->link_prev) {
+		in_link = hmap_get(&x->links, r->id, 0);
+		if (!in_link) {
+			/* The predecessor comes later: leave our lifetime for it
+			 * (filled in once the lane is known). */
+			succ_done = calloc(1, sizeof(*succ_done));
+			if (!succ_done || hmap_put(&x->links, r->id, 0, succ_done)) {
+				free(succ_done);
+				x->oom = true;
+				return;
+			}
+			*succ_done = (struct link_out){ .state = LINK_SUCCESSOR_DONE, .succ_id = r->id,
+							.pred_id = r->link_prev, .ring = ro };
+		} else if (in_link->state != LINK_BEGUN) {
+			free(hmap_del(&x->links, r->id, 0));
+			in_link = NULL;
+		} else {
+			hmap_del(&x->links, r->id, 0);
+			if (arrows && in_link->release_ts >= start)
+				release = in_link->release_ts;
+		}
+	}
+
+	/* ---- lane */
+	{
+		bool opened;
+
+		lane = fxt_lanes_place(&ro->lanes, start, end, &opened);
+		if (lane == -ENOMEM) {
+			x->oom = true;
+			free(in_link);
+			return;
+		}
+		if (lane >= 0 && opened) {
+			ro->lanes.koid[lane] = fxt_koids_next(&x->koids);
+			if (!ro->lanes.koid[lane]) {
+				ro->lanes.n--;
+				lane = -1;
+			}
+		}
+		if (lane >= 0) {
+			lane_th = FXT_THREAD(ro->pid, ro->lanes.koid[lane]);
+			if (succ_done && arrows) {
+				succ_done->succ_drawn = true;
+				succ_done->succ_lane = lane_th;
+				succ_done->succ_start = start;
+				succ_done->succ_end = end;
+			}
+			p.on[SLOT_LANE] = true;
+			p.ts[SLOT_LANE] = start;
+			nph = build_phases(r, start, end, release < end ? release : 0, ph);
+			for (unsigned i = 0; i < nph; i++) {
+				p.on[SLOT_PHASE0 + i] = true;
+				p.ts[SLOT_PHASE0 + i] = ph[i].start;
+			}
+			ro->drawn++;
+			x->lifetimes++;
+		} else {
+			ro->no_lane++;
+			x->no_lane++;
+		}
+	}
+
+	/* ---- threads: submission, io-wq work, completion */
+	if (r->submit_ts && r->submit_tid) {
+		sub = task_use(x, r->submit_tid, r->submit_pid ? r->submit_pid : ro->pid);
+		if (sub) {
+			p.on[SLOT_SUBMIT] = true;
+			p.ts[SLOT_SUBMIT] = r->submit_ts;
+		}
+	}
+	if (r->worker_tid && r->work_begin_ts) {
+		w_end = r->work_end_ts >= r->work_begin_ts ? r->work_end_ts :
+			r->complete_tid == r->worker_tid && r->complete_ts >= r->work_begin_ts ?
+			r->complete_ts :
+			r->status == REQ_IN_FLIGHT_AT_END ? x->meta.end_ns : r->work_begin_ts;
+		wrk = task_use(x, r->worker_tid, ro->pid);
+		if (wrk && fxt_span_guard_admit(&wrk->guard, r->work_begin_ts, w_end)) {
+			p.on[SLOT_WORKER] = true;
+			p.ts[SLOT_WORKER] = r->work_begin_ts;
+		} else if (wrk) {
+			x->refused_slices++;
+		}
+	}
+	if (r->complete_ts && r->complete_tid) {
+		cqt = task_use(x, r->complete_tid, ro->pid);
+		if (cqt) {
+			p.on[SLOT_CQE] = true;
+			p.ts[SLOT_CQE] = r->complete_ts;
+		}
+	}
+
+	/* ---- the request's flow: submission -> lifetime -> [step before the
+	 * hand-over] -> [io-wq work] -> completion, in time order */
+	if (arrows) {
+		enum slot pts[SLOT_COUNT];
+		unsigned np = 0;
+		uint64_t last_ts = 0;
+
+		for (unsigned s = 0; s < SLOT_COUNT; s++) {
+			bool want = p.on[s];
+
+			if (want && s >= SLOT_PHASE0 && s < SLOT_WORKER) {
+				const struct phase *q = &ph[s - SLOT_PHASE0];
+
+				want = !strcmp(q->name, "poll wait") ||
+				       (p.on[SLOT_WORKER] && q->end == r->work_begin_ts);
+			}
+			if (!want || p.ts[s] < last_ts)
+				continue;
+			pts[np++] = s;
+			last_ts = p.ts[s];
+		}
+		if (np >= 2) {
+			p.flow_id = new_flow(x);
+			x->flows++;
+			for (unsigned i = 0; i < np; i++)
+				p.flow[pts[i]] = 1 + (i == 0 ? 8 : i + 1 == np ? 10 : 9);
+		}
+	}
+
+	/* ---- link arrows: in from the predecessor, out to the successor */
+	if (in_link) {
+		enum slot best = SLOT_COUNT;
+
+		if (arrows)
+			for (unsigned s = 0; s < SLOT_COUNT; s++)
+				if (p.on[s] && p.ts[s] >= in_link->release_ts &&
+				    (best == SLOT_COUNT || p.ts[s] < p.ts[best]))
+					best = s;
+		if (best != SLOT_COUNT) {
+			p.link_end[best] = true;
+			p.link_end_id = in_link->flow;
+			x->link_arrows++;
+		}
+	}
+	if (r->link_next) {
+		struct link_out *l = hmap_get(&x->links, r->link_next, 0);
+		bool begin = arrows && p.on[SLOT_LANE] && r->complete_ts &&
+			     (r->status == REQ_COMPLETE || r->status == REQ_IN_FLIGHT_AT_START);
+
+		if (l && l->state == LINK_SUCCESSOR_DONE) {
+			/* The successor was drawn already.  Its lifetime is
+			 * complete on its lane, so a flow end written now at
+			 * our completion binds to the step of it that
+			 * contains that time (the top of that lane's stack
+			 * then), provided it falls strictly inside it. */
+			if (begin && l->succ_drawn && l->succ_start <= end && end < l->succ_end) {
+				late_link = *l;
+				late_link.flow = new_flow(x);
+				late_link.release_ts = end;
+				p.link_begin[SLOT_LANE] = true;
+				p.link_begin_id = late_link.flow;
+				x->link_arrows++;
+			}
+			free(hmap_del(&x->links, r->link_next, 0));
+		} else if (!l) {
+			l = calloc(1, sizeof(*l));
+			if (!l || hmap_put(&x->links, r->link_next, 0, l)) {
+				free(l);
+				x->oom = true;
+			} else {
+				*l = (struct link_out){
+					.state = begin ? LINK_BEGUN : LINK_NO_ARROW,
+					.pred_id = r->id, .succ_id = r->link_next,
+					.release_ts = end, .ring = ro,
+				};
+				if (begin) {
+					l->flow = new_flow(x);
+					p.link_begin[SLOT_LANE] = true;
+					p.link_begin_id = l->flow;
+				}
+			}
+		}
+	}
+
+	/* ---- write, in slot order */
+	if (p.on[SLOT_SUBMIT]) {
+		fxt_instant(x->w, rel(x, r->submit_ts), tthread(sub), CAT,
+			    (snprintf(name, sizeof(name), "submit %s", op), name),
+			    FXT_ARGV(fxt_arg_u64("request", r->id), fxt_arg_u32("ring", ro->number),
+				     fxt_arg_u64("user_data", r->user_data)));
+		slot_flows(x, &p, SLOT_SUBMIT, tthread(sub));
+	}
+	if (p.on[SLOT_LANE]) {
+		struct args v = { .n = 0 };
+		bool have_res = r->complete_ts || r->overflow_ts;
+
+		add(&v, fxt_arg_u64("request", r->id));
+		add(&v, fxt_arg_u64("user_data", r->user_data));
+		if (r->sqe_fields_valid) {
+			add(&v, fxt_arg_i32("fd", r->fd));
+			add(&v, fxt_arg_i64("offset", (int64_t)r->off));
+			add(&v, fxt_arg_u32("length", r->len));
+		}
+		if (have_res)
+			add_result(&v, "result", r->res, eb);
+		if (have_res && r->cflags)
+			flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
+		add(&v, fxt_arg_str("path", path_name(r->path)));
+		if (r->status == REQ_INCOMPLETE) {
+			snprintf(nb, sizeof(nb), "incomplete (%s): events of it may be missing, no arrows drawn",
+				 incomplete_reason_name(r->incomplete_reason));
+			add(&v, fxt_arg_str("status", nb));
+		} else {
+			add(&v, fxt_arg_str("status", status_text(r->status)));
+		}
+		if (start_note || end_note)
+			add(&v, fxt_arg_str("note", start_note ? start_note : end_note));
+		if (r->modifiers)
+			add(&v, fxt_arg_str("modifiers", format_modifiers(mb, sizeof(mb), r->modifiers)));
+		if (r->sqe_valid && r->sqe_flags)
+			flags_arg(&v, "sqe_flags", r->sqe_flags, iosqe_flag_names, fb, sizeof(fb));
+		if (r->ncqes > 1)
+			add(&v, fxt_arg_u32("cqes", r->ncqes));
+		if (r->chain_id) {
+			snprintf(fb, sizeof(fb), "member %" PRIu32 " of the chain headed by request %" PRIu64,
+				 r->chain_pos, r->chain_id);
+			add(&v, fxt_arg_str("chain", fb));
+		}
+		switch (r->status) {
+		case REQ_IN_FLIGHT_AT_START:
+		case REQ_IN_FLIGHT_AT_END:
+		case REQ_INCOMPLETE:
+			snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
+			break;
+		default:
+			snprintf(name, sizeof(name), "%s", op);
+		}
+		fxt_duration_complete(x->w, rel(x, start), rel(x, end), lane_th, CAT, name, v.a, v.n);
+		slot_flows(x, &p, SLOT_LANE, lane_th);
+		for (unsigned i = 0; i < nph; i++) {
+			fxt_duration_complete(x->w, rel(x, ph[i].start), rel(x, ph[i].end), lane_th,
+					      CAT, ph[i].name, NULL, 0);
+			slot_flows(x, &p, SLOT_PHASE0 + i, lane_th);
+		}
+	} else {
+		struct fxt_thread th;
+
+		if (ring_track(x, ro, &th))
+			fxt_instant(x->w, rel(x, start), th, CAT, "lanes full",
+				    FXT_ARGV(fxt_arg_u64("request", r->id), fxt_arg_str("opcode", op),
+					     fxt_arg_u64("user_data", r->user_data),
+					     fxt_arg_u64("duration_ns", end - start),
+					     fxt_arg_str("note", "every lane of this ring was busy: the request's lifetime is not drawn (raise --lanes)")));
+	}
+	if (p.on[SLOT_WORKER]) {
+		bool approx = r->modifiers & REQM_WORKER_APPROX;
+		struct args v = { .n = 0 };
+
+		x->worker_slices++;
+		add(&v, fxt_arg_u64("request", r->id));
+		add(&v, fxt_arg_u32("ring", ro->number));
+		add(&v, fxt_arg_u64("user_data", r->user_data));
+		if (r->queue_async_ts && r->queue_async_ts <= r->work_begin_ts)
+			add(&v, fxt_arg_u64("queued_ns", r->work_begin_ts - r->queue_async_ts));
+		if (r->modifiers & REQM_HASHED)
+			add(&v, fxt_arg_bool("hashed", true));
+		if (approx)
+			add(&v, fxt_arg_str("approximate", "worker and start inferred from scheduling and the completion: this kernel gave no io-wq work events"));
+		if (!r->work_end_ts)
+			add(&v, fxt_arg_str("note", "end of the work not recorded"));
+		snprintf(name, sizeof(name), approx ? "%s (approx)" : "%s", op);
+		fxt_duration_complete(x->w, rel(x, r->work_begin_ts), rel(x, w_end), tthread(wrk),
+				      CAT, name, v.a, v.n);
+		slot_flows(x, &p, SLOT_WORKER, tthread(wrk));
+	}
+	if (p.on[SLOT_CQE]) {
+		struct args v = { .n = 0 };
+
+		add(&v, fxt_arg_u64("request", r->id));
+		add(&v, fxt_arg_u32("ring", ro->number));
+		add(&v, fxt_arg_u64("user_data", r->user_data));
+		add_result(&v, "result", r->res, eb2);
+		if (r->cflags)
+			flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
+		if (r->modifiers & REQM_CQ_OVERFLOW)
+			add(&v, fxt_arg_bool("overflowed", true));
+		if (r->modifiers & REQM_CQE_DROPPED)
+			add(&v, fxt_arg_bool("dropped", true));
+		if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
+			add(&v, fxt_arg_str("posted_by", "task work"));
+		snprintf(name, sizeof(name), "CQE %s", op);
+		fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, name, v.a, v.n);
+		slot_flows(x, &p, SLOT_CQE, tthread(cqt));
+	}
+
+	/* ---- the end of a link arrow into a successor drawn earlier */
+	if (late_link.flow)
+		fxt_flow_end(x->w, rel(x, late_link.release_ts), late_link.succ_lane, CAT, "link",
+			     late_link.flow, NULL, 0);
+
+	/* ---- a begun link arrow this request could not receive */
+	if (in_link) {
+		if (!p.link_end_id)
+			link_fallback(x, in_link, !arrows ?
+				      "the next member's events may be missing (incomplete): no arrow into it" :
+				      !p.on[SLOT_LANE] ? "the next member found every lane busy" :
+				      "the next member has no step after this member's completion");
+		free(in_link);
+	}
+}
+
+/* ------------------------------------------------------------- syscalls */
+
+static void pending_arg(struct args *v, const char *name, bool b_ok, uint32_t bh, uint32_t bt,
+			bool e_ok, uint32_t eh, uint32_t et, char *buf, size_t len)
+{
+	char a[16] = "?", b[16] = "?";
+
+	if (!b_ok && !e_ok)
+		return;
+	if (b_ok)
+		snprintf(a, sizeof(a), "%" PRIu32, bt - bh);
+	if (e_ok)
+		snprintf(b, sizeof(b), "%" PRIu32, et - eh);
+	snprintf(buf, len, "%s -> %s", a, b);
+	add(v, fxt_arg_str(name, buf));
+}
+
+static void x_syscall(struct output *o, const struct model_syscall *s)
+{
+	struct fxo *x = X(o);
+	struct task_out *t = task_use(x, s->tid, s->pid);
+	struct args v = { .n = 0 };
+	char eb[32], fb[256], sq[48], cq[48];
+	const char *reg;
+	uint64_t end = max_u64(s->end_ts, s->begin_ts);
+
+	if (!t || !s->begin_ts)
+		return;
+	if (!fxt_span_guard_admit(&t->guard, s->begin_ts, end)) {
+		x->refused_slices++;
+		return;
+	}
+	x->syscalls++;
+	if (s->ring)
+		add(&v, fxt_arg_u32("ring", s->ring->number));
+	switch (s->kind) {
+	case SYS_ENTER:
+		add(&v, fxt_arg_i32("fd", s->fd));
+		if (s->registered_ring)
+			add(&v, fxt_arg_bool("registered_ring", true));
+		add(&v, fxt_arg_u32("to_submit", s->to_submit));
+		add(&v, fxt_arg_u32("min_complete", s->min_complete));
+		flags_arg(&v, "flags", s->enter_flags, enter_flag_names, fb, sizeof(fb));
+		add_result(&v, "ret", s->ret, eb);
+		add(&v, fxt_arg_u32("submitted", s->submitted));
+		add(&v, fxt_arg_u32("completed", s->completed));
+		add(&v, fxt_arg_u64("submit_ns", syscall_submit_ns(s)));
+		add(&v, fxt_arg_u64("wait_ns", syscall_wait_ns(s)));
+		pending_arg(&v, "sq_pending", s->state_begin_valid, s->sq_head[0], s->sq_tail[0],
+			    s->state_end_valid, s->sq_head[1], s->sq_tail[1], sq, sizeof(sq));
+		pending_arg(&v, "cq_pending", s->state_begin_valid, s->cq_head[0], s->cq_tail[0],
+			    s->state_end_valid, s->cq_head[1], s->cq_tail[1], cq, sizeof(cq));
+		break;
+	case SYS_SETUP:
+		if (s->params_valid) {
+			add(&v, fxt_arg_u32("entries", s->entries));
+			flags_arg(&v, "flags", s->setup_flags, setup_flag_names, fb, sizeof(fb));
+			add(&v, fxt_arg_u32("cq_entries", s->cq_entries));
+			if (s->setup_flags & (1u << 1)) {	/* IORING_SETUP_SQPOLL */
+				add(&v, fxt_arg_u32("sq_thread_cpu", s->sq_thread_cpu));
+				add(&v, fxt_arg_u32("sq_thread_idle_ms", s->sq_thread_idle));
+			}
+		}
+		add_result(&v, "ret", s->ret, eb);
+		break;
+	case SYS_REGISTER:
+		add(&v, fxt_arg_i32("fd", s->fd));
+		if (s->registered_ring)
+			add(&v, fxt_arg_bool("registered_ring", true));
+		reg = uring_register_opcode_name(s->reg_opcode);
+		if (!reg) {
+			snprintf(fb, sizeof(fb), "%" PRIu32, s->reg_opcode);
+			reg = fb;
+		}
+		add(&v, fxt_arg_str("opcode", reg));
+		add(&v, fxt_arg_u32("nr_args", s->nr_args));
+		add_result(&v, "ret", s->ret, eb);
+		break;
+	case SYS_KIND_COUNT:
+		break;
+	}
+	if (s->events_lost)
+		add(&v, fxt_arg_bool("events_lost", true));
+	fxt_duration_complete(x->w, rel(x, s->begin_ts), rel(x, end), tthread(t), CAT,
+			      syscall_kind_name(s->kind), v.a, v.n);
+	if (s->kind == SYS_ENTER && s->wait_ts >= s->begin_ts && s->wait_ts < end)
+		fxt_duration_complete(x->w, rel(x, s->wait_ts), rel(x, end), tthread(t), CAT,
+				      "waiting", FXT_ARGV(fxt_arg_i32("min_events",
+								      s->wait_min_events)));
+}
+
+/* ------------------------------------------------------- CQEs, markers */
+
+static void x_cqe(struct output *o, const struct model_cqe *c)
+{
+	struct fxo *x = X(o);
+	struct ring_out *ro = ring_use(x, c->ring, 0);
+	struct task_out *t = c->request ? task_use(x, c->tid, ro ? ro->pid : 0) : NULL;
+	struct args v = { .n = 0 };
+	struct fxt_thread th;
+	char op[NAMES_MAX_LEN], name[NAMES_MAX_LEN + 16], eb[32], cb[128];
+
+	if (!ro)
+		return;
+	if (c->request)
+		add(&v, fxt_arg_u64("request", c->request->id));
+	add(&v, fxt_arg_u32("ring", ro->number));
+	add(&v, fxt_arg_u64("user_data", c->user_data));
+	add_result(&v, "result", c->res, eb);
+	if (c->cflags)
+		flags_arg(&v, "cflags", c->cflags, cqe_flag_names, cb, sizeof(cb));
+	if (c->overflowed)
+		add(&v, fxt_arg_bool("overflowed", true));
+	if (c->dropped)
+		add(&v, fxt_arg_bool("dropped", true));
+	if (c->request)
+		snprintf(name, sizeof(name), "CQE %s (more)", opname(x, c->request->opcode, op));
+	else
+		snprintf(name, sizeof(name), "CQE (no request)");
+	if (t)
+		th = tthread(t);
+	else if (!ring_track(x, ro, &th))
+		return;
+	fxt_instant(x->w, rel(x, c->ts), th, CAT, name, v.a, v.n);
+}
+
+static void x_marker(struct output *o, const struct model_marker *m)
+{
+	struct fxo *x = X(o);
+	struct ring_out *ro = ring_use(x, m->ring, m->pid);
+	struct args v = { .n = 0 };
+	struct fxt_thread th = recording_thread();
+	struct task_out *t;
+	char name[96], eb[32];
+	bool on_thread = m->kind == MARK_UNPAIRED_SYSCALL || !ro;
+
+	if (m->request_id)
+		add(&v, fxt_arg_u64("request", m->request_id));
+	if (ro)
+		add(&v, fxt_arg_u32("ring", ro->number));
+	switch (m->kind) {
+	case MARK_CQE_OVERFLOW:
+	case MARK_CQE_DROPPED:
+		snprintf(name, sizeof(name), m->kind == MARK_CQE_OVERFLOW ? "CQ overflow" :
+			 "CQE dropped");
+		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add_result(&v, "result", m->value, eb);
+		break;
+	case MARK_SHORT_WRITE:
+		snprintf(name, sizeof(name), "short write");
+		add(&v, fxt_arg_u64("file_pos", m->a));
+		add(&v, fxt_arg_u64("wanted", m->b));
+		add(&v, fxt_arg_u64("got", m->c));
+		break;
+	case MARK_REQ_FAILED:
+		snprintf(name, sizeof(name), "request failed");
+		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add_result(&v, "error", m->value, eb);
+		break;
+	case MARK_LINK_FAILED:
+		snprintf(name, sizeof(name), "link failed");
+		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add_result(&v, "result", m->value, eb);
+		break;
+	case MARK_UNPAIRED_SYSCALL:
+		snprintf(name, sizeof(name), "unpaired %s", syscall_kind_name((enum syscall_kind)m->a));
+		add(&v, fxt_arg_str("note", m->b ? "entry recorded, exit missing" :
+				    "exit recorded, entry missing"));
+		break;
+	case MARK_UNMATCHED_EVENT:
+		snprintf(name, sizeof(name), "unmatched %s", ev_type_name((unsigned)m->c));
+		add(&v, fxt_arg_u64("user_data", m->user_data));
+		break;
+	default:
+		snprintf(name, sizeof(name), "%s", marker_kind_name(m->kind));
+		break;
+	}
+	if (on_thread && (t = task_use(x, m->tid, m->pid)) != NULL)
+		th = tthread(t);
+	else if (ro)
+		ring_track(x, ro, &th);
+	fxt_instant(x->w, rel(x, m->ts), th, CAT, name, v.a, v.n);
+}
+
+static void x_counter(struct output *o, const struct model_counter *c)
+{
+	struct fxo *x = X(o);
+	struct ring_out *ro = ring_use(x, c->ring, 0);
+	struct fxt_thread th;
+	char name[32];
+
+	if (!ro || !ring_track(x, ro, &th))
+		return;
+	snprintf(name, sizeof(name), "ring %u", ro->number);
+	fxt_counter(x->w, rel(x, c->ts), th, CAT, name, 0,
+		    FXT_ARGV(fxt_arg_i64(counter_kind_name(c->kind), c->value)));
+}
+
+/* ---------------------------------------------------------------- losses */
+
+static struct loss_track *loss_track(struct fxo *x, unsigned cpu)
+{
+	struct loss_track *p;
+
+	for (size_t i = 0; i < x->nloss; i++)
+		if (x->loss[i].cpu == cpu)
+			return &x->loss[i];
+	p = realloc(x->loss, (x->nloss + 1) * sizeof(*p));
+	if (!p) {
+		x->oom = true;
+		return NULL;
+	}
+	x->loss = p;
+	p = &x->loss[x->nloss];
+	*p = (struct loss_track){ .cpu = cpu, .koid = fxt_koids_next(&x->koids) };
+	if (!p->koid)
+		return NULL;
+	x->nloss++;
+	return p;
+}
+
+static void x_loss(struct output *o, const struct model_loss *l)
+{
+	struct fxo *x = X(o);
+	struct loss_track *lt = loss_track(x, l->cpu);
+	struct args v = { .n = 0 };
+	struct fxt_thread th;
+	uint64_t first = l->first_ts ? l->first_ts : l->last_ts, last = max_u64(l->last_ts, first);
+	char name[64], db[512];
+
+	if (!lt)
+		return;
+	th = FXT_THREAD(FXT_KOID_RINGSIDE, lt->koid);
+	if (l->cpu == LOG_STREAM_GLOBAL)
+		add(&v, fxt_arg_str("cpu", "none (not tied to a CPU)"));
+	else
+		add(&v, fxt_arg_u32("cpu", l->cpu));
+	add(&v, fxt_arg_str("source", loss_source_name(l->source)));
+	if (l->count)
+		add(&v, fxt_arg_u64("count", l->count));
+	else
+		add(&v, fxt_arg_str("count", "unknown"));
+	if (l->detail && *l->detail)
+		add(&v, fxt_arg_str("detail", utf8_clean(l->detail, strlen(l->detail), db, sizeof(db))));
+	if (l->count)
+		snprintf(name, sizeof(name), "lost %" PRIu64 " events", l->count);
+	else
+		snprintf(name, sizeof(name), "events lost (count unknown)");
+	/* A window that would partially overlap the previous one on this
+	 * track is shown as an instant at its start (Perfetto would drop it). */
+	if (last > first && (first >= lt->last_end || last <= lt->last_end)) {
+		fxt_duration_complete(x->w, rel(x, first), rel(x, last), th, CAT_META, name, v.a, v.n);
+		lt->last_end = max_u64(lt->last_end, last);
+	} else {
+		add(&v, fxt_arg_u64("window_ns", last - first));
+		fxt_instant(x->w, rel(x, first), th, CAT_META, name, v.a, v.n);
+	}
+	if (l->count) {
+		if (!x->lost_counter_started) {
+			fxt_counter(x->w, 0, recording_thread(), CAT_META, "lost events", 0,
+				    FXT_ARGV(fxt_arg_u64("total", 0)));
+			x->lost_counter_started = true;
+		}
+		x->lost_total += l->count;
+		fxt_counter(x->w, rel(x, first), recording_thread(), CAT_META, "lost events", 0,
+			    FXT_ARGV(fxt_arg_u64("total", x->lost_total)));
+	}
+}
+
+/* ------------------------------------------------------------------ end */
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct link_out *x = *(struct link_out *const *)a, *y = *(struct link_out *const *)b;
+
+	return x->flow < y->flow ? -1 : x->flow > y->flow;
+}
+
+/* Link arrows begun whose next member was never delivered (not in the
+ * selection, or the log ended first). */
+static void finish_links(struct fxo *x)
+{
+	struct link_out **open = NULL;
+	struct hmap_slot *s;
+	size_t n = 0;
+
+	if (x->links.len) {
+		open = calloc(x->links.len, sizeof(*open));
+		if (!open) {
+			x->oom = true;
+			return;
+		}
+	}
+	hmap_for_each(&x->links, s) {
+		struct link_out *l = s->val;
+
+		if (l->state == LINK_BEGUN)
+			open[n++] = l;
+		else
+			free(l);
+		s->val = NULL;
+	}
+	x->links.len = 0;
+	if (n)
+		qsort(open, n, sizeof(*open), cmp_link);
+	for (size_t i = 0; i < n; i++) {
+		link_fallback(x, open[i], "the next member was not delivered (outside the selection, or its events are missing)");
+		free(open[i]);
+	}
+	free(open);
+}
+
+static unsigned digits(uint64_t v)
+{
+	unsigned d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+	const struct task_out *x = *(struct task_out *const *)a, *y = *(struct task_out *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static const char *task_name(const struct task_out *t, char *buf, size_t len)
+{
+	if (t->task && t->task->comm[0])
+		return utf8_clean(t->task->comm, EV_COMM_LEN, buf, len);
+	switch (t->task ? t->task->kind : TASK_THREAD) {
+	case TASK_IOWQ_WORKER: return "io-wq worker (name not recorded)";
+	case TASK_SQPOLL: return "SQPOLL thread (name not recorded)";
+	case TASK_KERNEL: return "kernel thread (name not recorded)";
+	default: return "thread (name not recorded)";
+	}
+}
+
+/* Kernel-object records for every process and thread events were written
+ * on, sorted (so the file does not depend on hash order). */
+static void write_names(struct fxo *x)
+{
+	struct task_out **tasks = NULL;
+	uint64_t *pids = NULL;
+	size_t nt = 0, np = 0, cap;
+	struct hmap_slot *s;
+	char buf[COMM_UTF8_LEN + 64], pname[512], iso[TIMEBASE_ISO_LEN];
+	unsigned rw = 1, lw = 2, maxlanes = 0;
+
+	cap = x->tasks.len + x->nrings + 1;
+	tasks = calloc(x->tasks.len + 1, sizeof(*tasks));
+	pids = calloc(cap, sizeof(*pids));
+	if (!tasks || !pids) {
+		x->oom = true;
+		goto cleanup;
+	}
+	hmap_for_each(&x->tasks, s) {
+		struct task_out *t = s->val;
+
+		if (!t->used)
+			continue;
+		tasks[nt++] = t;
+		pids[np++] = t->pid;
+	}
+	for (size_t i = 0; i < x->nrings; i++) {
+		if (!x->rings[i])
+			continue;
+		if (x->rings[i]->track || x->rings[i]->lanes.n)
+			pids[np++] = x->rings[i]->pid;
+		rw = digits(i);
+		if (x->rings[i]->lanes.n > maxlanes)
+			maxlanes = x->rings[i]->lanes.n;
+	}
+	if (maxlanes > 1 && digits(maxlanes - 1) > lw)
+		lw = digits(maxlanes - 1);
+	if (nt)
+		qsort(tasks, nt, sizeof(*tasks), cmp_task);
+	if (np)
+		qsort(pids, np, sizeof(*pids), cmp_u64);
+
+	/* processes */
+	snprintf(pname, sizeof(pname), "ringside recording: %s%s%s, Linux %s",
+		 *x->meta.hostname ? x->meta.hostname : "unknown host",
+		 *timebase_iso(x->meta.tb, x->meta.start_ns, iso) ? ", " : "", iso,
+		 *x->meta.kernel_release ? x->meta.kernel_release : "?");
+	fxt_name_process(x->w, FXT_KOID_RINGSIDE, pname, NULL, 0);
+	for (size_t i = 0; i < np; i++) {
+		struct task_out *main_t;
+		const char *n = NULL;
+
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		if (pids[i] == FXT_KOID_RINGSIDE)
+			continue;
+		main_t = pids[i] <= UINT32_MAX ? hmap_get(&x->tasks, pids[i], 0) : NULL;
+		if (main_t && main_t->task && main_t->task->comm[0])
+			n = utf8_clean(main_t->task->comm, EV_COMM_LEN, buf, sizeof(buf));
+		for (size_t k = 0; !n && k < nt; k++)
+			if (tasks[k]->pid == pids[i] && tasks[k]->task && tasks[k]->task->comm[0] &&
+			    tasks[k]->task->kind == TASK_THREAD)
+				n = utf8_clean(tasks[k]->task->comm, EV_COMM_LEN, buf, sizeof(buf));
+		if (!n) {
+			snprintf(buf, sizeof(buf), "process %" PRIu64, pids[i]);
+			n = buf;
+		}
+		fxt_name_process(x->w, pids[i], n, NULL, 0);
+	}
+
+	/* threads of the recording */
+	for (size_t i = 0; i < nt; i++)
+		fxt_name_thread(x->w, tthread(tasks[i]), task_name(tasks[i], buf, sizeof(buf)), NULL, 0);
+
+	/* rings and their lanes */
+	for (size_t i = 0; i < x->nrings; i++) {
+		struct ring_out *ro = x->rings[i];
+		char label[64];
+
+		if (!ro)
+			continue;
+		if (ro->ring->fd >= 0)
+			snprintf(label, sizeof(label), "ring %0*u (fd %" PRId32 ")", (int)rw, ro->number,
+				 ro->ring->fd);
+		else
+			snprintf(label, sizeof(label), "ring %0*u", (int)rw, ro->number);
+		if (ro->track)
+			fxt_name_thread(x->w, FXT_THREAD(ro->pid, ro->track), label, NULL, 0);
+		for (unsigned k = 0; k < ro->lanes.n; k++) {
+			snprintf(buf, sizeof(buf), "%s lane %0*u", label, (int)lw, k);
+			fxt_name_thread(x->w, FXT_THREAD(ro->pid, ro->lanes.koid[k]), buf, NULL, 0);
+		}
+	}
+
+	/* the ringside process */
+	fxt_name_thread(x->w, recording_thread(), "recording", NULL, 0);
+	for (size_t i = 0; i < x->nloss; i++) {
+		if (x->loss[i].cpu == LOG_STREAM_GLOBAL)
+			snprintf(buf, sizeof(buf), "lost events (no CPU)");
+		else
+			snprintf(buf, sizeof(buf), "lost events cpu %0*u",
+				 (int)digits(x->meta.ncpus ? x->meta.ncpus - 1 : 0), x->loss[i].cpu);
+		fxt_name_thread(x->w, FXT_THREAD(FXT_KOID_RINGSIDE, x->loss[i].koid), buf, NULL, 0);
+	}
+cleanup:
+	free(tasks);
+	free(pids);
+}
+
+static void end_markers(struct fxo *x, const struct output_totals *t)
+{
+	uint64_t ts = rel(x, x->meta.end_ns);
+	struct args v = { .n = 0 };
+	size_t nw = t->nwarnings < MAX_WARNING_MARKERS ? t->nwarnings : MAX_WARNING_MARKERS;
+	char buf[1024];
+
+	add(&v, fxt_arg_u64("records", t->records));
+	add(&v, fxt_arg_u64("lost_events", t->lost_events));
+	add(&v, fxt_arg_u64("loss_windows", t->loss_windows));
+	add(&v, fxt_arg_u64("damaged_frames", t->damaged_frames));
+	add(&v, fxt_arg_u64("frame_gaps", t->frame_gaps));
+	add(&v, fxt_arg_str("stopped", t->stop == LOG_STOP_END ?
+			    (*t->end_reason ? t->end_reason : "cleanly") : "not cleanly"));
+	if (t->stop != LOG_STOP_END)
+		add(&v, fxt_arg_str("stop_message", utf8_clean(t->stop_message, strlen(t->stop_message),
+							       buf, sizeof(buf))));
+	add(&v, fxt_arg_u64("requests", x->requests));
+	add(&v, fxt_arg_u64("requests_not_on_lanes", x->no_lane));
+	add(&v, fxt_arg_u64("syscalls", x->syscalls));
+	add(&v, fxt_arg_u64("unpaired_syscalls", t->unpaired_syscalls));
+	add(&v, fxt_arg_u64("cqes_of_no_request", t->aux_cqes));
+	add(&v, fxt_arg_u64("unmatched_events", t->unmatched_events));
+	add(&v, fxt_arg_u64("warnings", t->nwarnings));
+	fxt_instant(x->w, ts, recording_thread(), CAT_META, "recording end", v.a, v.n);
+	for (size_t i = 0; i < nw; i++)
+		fxt_instant(x->w, ts, recording_thread(), CAT_META, "warning",
+			    FXT_ARGV(fxt_arg_str("message", utf8_clean(t->warnings[i],
+								      strlen(t->warnings[i]),
+								      buf, sizeof(buf)))));
+	if (t->nwarnings > nw) {
+		snprintf(buf, sizeof(buf), "%zu more warnings (see uring-convert's standard error)",
+			 t->nwarnings - nw);
+		fxt_instant(x->w, ts, recording_thread(), CAT_META, "warning",
+			    FXT_ARGV(fxt_arg_str("message", buf)));
+	}
+}
+
+static int x_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+{
+	struct fxo *x = X(o);
+	const char *path = x->is_stdout ? "standard output" : x->cfg.path;
+	struct fxt_writer_stats st;
+	int r;
+
+	finish_links(x);
+	end_markers(x, t);
+	write_names(x);
+	if (x->oom) {
+		snprintf(err, errlen, "out of memory while writing FXT");
+		return -1;
+	}
+	if (!x->cfg.quiet) {
+		for (size_t i = 0; i < x->nrings; i++) {
+			const struct ring_out *ro = x->rings[i];
+
+			if (ro && ro->no_lane)
+				fprintf(stderr, "uring-convert: warning: ring %u (pid %" PRIu64 "): %" PRIu64
+					" requests found all %u lanes busy; they are drawn as \"lanes full\" markers on the ring's track, not as slices (raise --lanes)\n",
+					ro->number, ro->pid, ro->no_lane, ro->lanes.max);
+		}
+	}
+	fxt_writer_get_stats(x->w, &st);
+	r = fxt_writer_close(x->w);
+	x->w = NULL;
+	if (!r && !x->is_stdout) {
+		r = fclose(x->f) ? -errno : 0;
+		x->f = NULL;
+	}
+	if (r) {
+		snprintf(err, errlen, "%s: write error: %s", path, strerror(-r));
+		return -1;
+	}
+	if (st.refused) {
+		/* A record the writer refused is a bug here, not in the log. */
+		snprintf(err, errlen, "%s: internal error: %" PRIu64 " FXT records were refused",
+			 path, st.refused);
+		return -1;
+	}
+	return 0;
+}
+
+static void x_destroy(struct output *o)
+{
+	struct fxo *x = X(o);
+	struct hmap_slot *s;
+
+	if (x->w)
+		fxt_writer_free(x->w);
+	if (x->f && !x->is_stdout)
+		fclose(x->f);
+	hmap_for_each(&x->tasks, s)
+		free(s->val);
+	hmap_free(&x->tasks);
+	hmap_for_each(&x->links, s)
+		free(s->val);
+	hmap_free(&x->links);
+	for (size_t i = 0; i < x->nrings; i++) {
+		if (!x->rings[i])
+			continue;
+		fxt_lanes_free(&x->rings[i]->lanes);
+		free(x->rings[i]);
+	}
+	free(x->rings);
+	free(x->loss);
+	free(x);
+}
+
+static const struct output_ops fxt_ops = {
+	.name = "fxt",
+	.begin = x_begin,
+	.task = x_task,
+	/* .ring: rings are taken when first drawn on (the pointer stays valid
+	 * and holds the final state in end()). */
+	.request = x_request,
+	.syscall = x_syscall,
+	.cqe = x_cqe,
+	.loss = x_loss,
+	.marker = x_marker,
+	.counter = x_counter,
+	.end = x_end,
+	.destroy = x_destroy,
+};
+
+struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
+			      char *err, size_t errlen)
+{
+	struct fxo *x;
+
+	if ((!cfg->path || !strcmp(cfg->path, "-")) && isatty(STDOUT_FILENO)) {
+		snprintf(err, errlen, "--format=fxt writes a binary file: give -o FILE (or redirect standard output)");
+		return NULL;
+	}
+	if (max_lanes < 1 || max_lanes > FXT_LANES_MAX) {
+		snprintf(err, errlen, "--lanes %u: must be 1 to %u", max_lanes, FXT_LANES_MAX);
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	x->base.ops = &fxt_ops;
+	x->cfg = *cfg;
+	x->max_lanes = max_lanes;
+	hmap_init(&x->tasks);
+	hmap_init(&x->links);
+	return &x->base;
+}
