@@ -227,18 +227,22 @@ static const struct log_field *find_log_field(const struct log_field *f, size_t 
 static int check_header_fields(const struct log_field *f, size_t n,
 			       char *err, size_t errlen, const char *tname)
 {
-	static const struct { const char *name; unsigned off, size; } hdr[] = {
-		{ "ts", 0, 8 }, { "tid", 8, 4 }, { "tgid", 12, 4 },
-		{ "type", 16, 2 }, { "flags", 18, 2 },
+	static const struct { const char *name; unsigned off, size; enum ev_kind kind; } hdr[] = {
+		{ "ts", 0, 8, EVK_U64 }, { "tid", 8, 4, EVK_U32 }, { "tgid", 12, 4, EVK_U32 },
+		{ "type", 16, 2, EVK_U16 }, { "flags", 18, 2, EVK_U16 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(hdr); i++) {
 		const struct log_field *lf = find_log_field(f, n, hdr[i].name);
 
-		if (!lf || lf->offset != hdr[i].off || lf->size != hdr[i].size) {
+		/* The kind too: a "type" declared as padding would be mapped
+		 * to 0 in the normalised record, disagreeing with the raw one. */
+		if (!lf || lf->offset != hdr[i].off || lf->size != hdr[i].size ||
+		    lf->kind != (int)hdr[i].kind) {
 			snprintf(err, errlen,
-				 "record type %s: header field %s missing or not at offset %u size %u",
-				 tname, hdr[i].name, hdr[i].off, hdr[i].size);
+				 "record type %s: header field %s missing or not at offset %u size %u kind %s",
+				 tname, hdr[i].name, hdr[i].off, hdr[i].size,
+				 ev_kind_name(hdr[i].kind));
 			return -1;
 		}
 	}
@@ -410,8 +414,11 @@ const void *ev_layout_normalize(const struct ev_layout_map *map, unsigned type,
 		const unsigned char *s = (const unsigned char *)src + c->src_offset;
 		unsigned char *d = (unsigned char *)dst + c->dst_offset;
 
-		if (c->dst_size == EV_COMM_LEN && c->src_size >= EV_COMM_LEN) {
-			memcpy(d, s, EV_COMM_LEN);
+		/* comm fields (the only 16-byte ones) are bytes, whatever
+		 * size the log gives them; dst is zeroed above, so a shorter
+		 * one is NUL-padded. */
+		if (c->dst_size == EV_COMM_LEN) {
+			memcpy(d, s, c->src_size < EV_COMM_LEN ? c->src_size : EV_COMM_LEN);
 			continue;
 		}
 		store_native(d, c->dst_size, load_le(s, c->src_size, c->is_signed));

@@ -84,6 +84,11 @@ static void msgf(char *msg, size_t msglen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, msglen, fmt, ap);
 	va_end(ap);
+	/* Messages quote names from the file (record types, fields): keep
+	 * them one line, with nothing a terminal would interpret. */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 static uint32_t le32(const unsigned char *p)

@@ -496,7 +496,7 @@ static int load_frame(struct merge *m, const struct src *s, struct merge_item *i
 	struct active *a = m->free_list;
 	char msg[LOG_MSG_LEN];
 	bool sorted = true;
-	size_t pos = 0;
+	size_t pos = 0, want;
 	int ret;
 
 	if (a) {
@@ -518,15 +518,19 @@ static int load_frame(struct merge *m, const struct src *s, struct merge_item *i
 		release(m, a);
 		return m->oom ? -1 : 0;
 	}
-	if (a->refcap < s->f.h.count) {
-		struct rec_ref *p = realloc(a->refs, (size_t)s->f.h.count * sizeof(*p));
+	/* The header's count comes from the file: never allocate for more
+	 * records than the payload can hold (uring-log(5): a record has a
+	 * 20-byte header and a size that is a multiple of 8, so >= 24). */
+	want = s->f.h.count < a->len / 24 ? s->f.h.count : a->len / 24;
+	if (a->refcap < want) {
+		struct rec_ref *p = realloc(a->refs, want * sizeof(*p));
 
 		if (!p) {
 			release(m, a);
 			return -1;
 		}
 		a->refs = p;
-		a->refcap = s->f.h.count;
+		a->refcap = want;
 	}
 	for (;;) {
 		const struct ev_header *rec;
@@ -537,7 +541,7 @@ static int load_frame(struct merge *m, const struct src *s, struct merge_item *i
 				      m->scratch, msg, sizeof(msg));
 		if (ret <= 0)
 			break;
-		if (a->nrefs == s->f.h.count) {
+		if (a->nrefs == s->f.h.count || a->nrefs == a->refcap) {
 			snprintf(msg, sizeof(msg), "payload offset %zu: more records than the %u the header declares",
 				 at, s->f.h.count);
 			ret = -1;

@@ -127,6 +127,9 @@ tests_check_fxt_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(t
 tests_check_fxt_output_CFLAGS = $(TEST_CFLAGS)
 tests_check_fxt_output_LDADD = tests/libfxtreader.a $(CONVERT_TEST_LIBS)
 TESTS += tests/check_fxt_output
+check_PROGRAMS += tests/fxtstat
+tests_fxtstat_SOURCES = tests/fxtstat.c
+tests_fxtstat_LDADD = tests/libfxtreader.a $(COMMON_LIBS)
 endif
 EXTRA_DIST += tests/golden/convert_fxt.fxt
 # --- end fxt output -------------------------------------------------------
@@ -169,3 +172,6 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh
 # --- end uring-record -----------------------------------------------------
+
+# --- fuzzing and hardening (issue 9): see tests/fuzz/local.mk ---------------
+include tests/fuzz/local.mk

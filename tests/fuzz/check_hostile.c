@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Hostile logs: what a buggy or malicious writer can put in a log with
+ * valid checksums, and what uring-convert must do with it -- convert or
+ * fail with one clear line, within bounded memory and time.  One test per
+ * bug the fuzzers found (tests/fuzz/regressions/ holds their inputs), and
+ * the worst cases of the bounds audit (uring-log(5) limits, header counts,
+ * CPUs, open requests, warnings), each run in a child process under
+ * RLIMIT_AS (skipped under AddressSanitizer, which reserves terabytes of
+ * address space) and RLIMIT_CPU.
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "event_layout.h"
+#include "json.h"
+#include "log_reader.h"
+#include "log_writer.h"
+#include "output.h"
+#include "test_util.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+#define T0 2000000000ull
+#define RING 0x5100ull
+
+/* ------------------------------------------------------------ writing */
+
+/* The default layout table as JSON text (malloc'd). */
+static char *layout_json(void)
+{
+	struct json_out o;
+	size_t len;
+	char *s;
+
+	json_out_init(&o, false);
+	ev_layout_to_json(&o);
+	s = json_out_steal(&o, &len);
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+/* Replace the first occurrence of from by to (same or any length). */
+static char *replace(char *s, const char *from, const char *to)
+{
+	char *at = strstr(s, from), *r;
+
+	ck_assert_msg(at != NULL, "'%s' not in the layout table", from);
+	r = malloc(strlen(s) - strlen(from) + strlen(to) + 1);
+	ck_assert_ptr_nonnull(r);
+	memcpy(r, s, (size_t)(at - s));
+	strcpy(r + (at - s), to);
+	strcat(r, at + strlen(from));
+	free(s);
+	return r;
+}
+
+/* A log with the given layout table (NULL: the default) and metadata. */
+static struct log_writer *hostile_create(const char *path, const char *records)
+{
+	struct log_writer_options wopt = { .overwrite = true };
+	struct log_writer *w;
+	char err[256], *meta, *def = NULL;
+	int n;
+
+	ck_assert_int_eq(log_writer_create(&w, path, &wopt, err, sizeof(err)), 0);
+	if (!records)
+		records = def = layout_json();
+	n = asprintf(&meta,
+		     "{\"format\":\"ringside-log\",\"host\":{\"cpus\":2},"
+		     "\"clock\":{\"domain\":\"boottime\",\"start\":{\"boot_ns\":1000000000,"
+		     "\"real_ns\":1700000000000000000}},\"records\":%s}", records);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(log_write_meta(w, meta, (size_t)n), 0);
+	free(meta);
+	free(def);
+	return w;
+}
+
+static void frame(struct log_writer *w, uint32_t cpu, uint32_t count, uint64_t first,
+		  uint64_t last, const void *payload, size_t len)
+{
+	struct log_frame_desc d = {
+		.type = LOG_FRAME_EVENTS, .flags = LOG_FRAME_F_MUST_UNDERSTAND,
+		.stream = cpu, .count = count, .first_ts = first, .last_ts = last,
+	};
+
+	ck_assert_int_eq(log_write_frame(w, &d, payload, len), 0);
+}
+
+static void finish(struct log_writer *w)
+{
+	char err[256];
+
+	ck_assert_int_eq(log_writer_finish(w, "{\"reason\":\"signal\"}", err, sizeof(err)), 0);
+}
+
+/* ---------------------------------------------------------- converting */
+
+struct result {
+	int status;			/* convert_into's, or 128 + signal */
+	char err[8192];			/* its stderr */
+	unsigned lines;
+};
+
+/*
+ * Convert path to JSON in a child limited to as_mib MiB of address space
+ * (0: none) and cpu_s seconds of CPU.  The child's death by a limit is a
+ * test failure with a message saying which.
+ */
+static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
+			    struct result *res)
+{
+	char *dir = test_tmpdir();
+	char *out = test_path(dir, "out.json"), *errpath = test_path(dir, "stderr");
+	int st;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct output_config cfg = { .path = out, .force = true };
+		struct options o = { .log_path = path, .format = FORMAT_JSON, .force = true };
+		struct rlimit cpu = { cpu_s, cpu_s + 1 };
+		char err[256];
+		FILE *errf = fopen(errpath, "w");
+		struct output *op;
+
+		if (as_mib && !UNDER_ASAN) {
+			struct rlimit as = { (rlim_t)as_mib << 20, (rlim_t)as_mib << 20 };
+
+			setrlimit(RLIMIT_AS, &as);
+		}
+		setrlimit(RLIMIT_CPU, &cpu);
+		op = output_json_new(&cfg, err, sizeof(err));
+		if (!errf || !op)
+			_exit(100);
+		st = convert_into(&o, op, errf);
+		fclose(errf);
+		_exit(st);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	{
+		FILE *f = fopen(errpath, "r");
+		size_t n = f ? fread(res->err, 1, sizeof(res->err) - 1, f) : 0;
+
+		res->err[n] = '\0';
+		if (f)
+			fclose(f);
+		for (size_t i = 0; i < n; i++)
+			res->lines += res->err[i] == '\n';
+	}
+	ck_assert_msg(!WIFSIGNALED(st) || WTERMSIG(st) != SIGXCPU,
+		      "%s: more than %u s of CPU (quadratic?)", path, cpu_s);
+	ck_assert_msg(!WIFSIGNALED(st), "%s: killed by signal %d (%s)", path, WTERMSIG(st),
+		      res->err);
+	res->status = WEXITSTATUS(st);
+	ck_assert_msg(res->status != 100, "%s: cannot set up the conversion", path);
+	ck_assert_msg(!strstr(res->err, "out of memory"),
+		      "%s: out of memory within %u MiB: %s", path, as_mib, res->err);
+	test_rmtree(dir);
+	free(dir);
+	free(out);
+	free(errpath);
+}
+
+/* -------------------------------------------- bugs the fuzzers found */
+
+/*
+ * fuzz_reader, regressions/layout-header-field-kind: a layout table that
+ * declared the header's "type" field as padding was accepted; the
+ * normalised records then had type 0 while the raw ones did not.
+ */
+START_TEST(test_header_field_kind)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "kind.log");
+	char *records = replace(layout_json(), "[\"type\",16,2,\"u16\"]", "[\"type\",16,2,\"pad\"]");
+	struct log_reader *r;
+	char msg[LOG_MSG_LEN];
+
+	finish(hostile_create(path, records));
+	ck_assert_int_ne(log_reader_open(&r, path, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "header field type") && strstr(msg, "kind u16"), "%s", msg);
+	free(records);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * fuzz_convert_json, regressions/layout-comm-field-size: a comm field of 9
+ * to 15 bytes was read as an integer, shifting by 64 bits or more
+ * (undefined behaviour, caught by UBSan).  It is now copied as bytes.
+ */
+START_TEST(test_comm_field_size)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "comm.log");
+	char *records = replace(layout_json(), "[\"comm\",32,16,\"comm\"]", "[\"comm\",32,12,\"comm\"]");
+	struct log_writer *w = hostile_create(path, records);
+	struct ev_task t = {
+		.ts = T0, .tid = 1, .tgid = 1, .type = EV_TASK, .subject_tid = 1,
+		.subject_tgid = 1, .comm = "abcdefghijklmnop", .reason = EV_TASK_FORK,
+	};
+	struct log_reader *r;
+	struct log_frame f;
+	const struct ev_header *rec;
+	const struct ev_task *nt;
+	char msg[LOG_MSG_LEN];
+	_Alignas(8) unsigned char scratch[EV_RECORD_MAX];
+	const void *buf;
+	size_t len, pos = 0;
+	bool known;
+
+	memcpy(t.comm, "abcdefghijklmnop", 16);
+	frame(w, 0, 1, T0, T0, &t, sizeof(t));
+	finish(w);
+	ck_assert_int_eq(log_reader_open(&r, path, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(log_reader_next(r, &f), 1);
+	ck_assert_int_eq(log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(log_next_record(log_reader_layout(r), buf, len, &pos, &rec, &known,
+					 scratch, msg, sizeof(msg)), 1);
+	ck_assert(known);
+	nt = (const struct ev_task *)rec;
+	ck_assert_int_eq(memcmp(nt->comm, "abcdefghijkl\0\0\0\0", 16), 0);
+	ck_assert_uint_eq(nt->task_flags, t.task_flags);
+	log_reader_close(r);
+	free(records);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * fuzz_convert_json, regressions/merge-frame-count-4g: an EVENTS frame
+ * declaring 2^32-1 records made the merge allocate 64 GiB for their index.
+ * The index is now sized by what the payload can hold; the missing
+ * records are reported as lost, once.
+ */
+START_TEST(test_frame_count_huge)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "count.log");
+	struct log_writer *w = hostile_create(path, NULL);
+	struct ev_task_exit e[3] = {
+		{ .ts = T0, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT },
+		{ .ts = T0 + 1, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT },
+		{ .ts = T0 + 2, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT },
+	};
+	struct result res;
+
+	frame(w, 0, UINT32_MAX, T0, T0 + 2, e, sizeof(e));
+	finish(w);
+	convert_limited(path, 512, 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	ck_assert_msg(strstr(res.err, "payload ends after 3 of 4294967295 records"), "%s", res.err);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * A record type named with a newline and an escape sequence: messages
+ * quoting it stay one line with nothing a terminal would interpret.
+ */
+START_TEST(test_control_characters)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "ctl.log");
+	char *records = replace(layout_json(), "\"name\":\"task_exit\"",
+				"\"name\":\"task\\n\\u001b[2Jexit\"");
+	struct log_writer *w = hostile_create(path, records);
+	struct ev_task_exit e = { .ts = T0, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT };
+	struct result res;
+
+	/* A task_exit record cut short: "... runs past the end ...". */
+	frame(w, 0, 1, T0, T0, &e, EV_HEADER_SIZE);
+	finish(w);
+	convert_limited(path, 0, 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	ck_assert_msg(strstr(res.err, "record type task??[2Jexit"), "%s", res.err);
+	for (const char *c = res.err; *c; c++)
+		ck_assert_msg((unsigned char)*c >= 0x20 || *c == '\n', "control character in %s",
+			      res.err);
+	free(records);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+static Suite *hostile_suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *tc = tcase_create("found_by_fuzzing");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_header_field_kind);
+	tcase_add_test(tc, test_comm_field_size);
+	tcase_add_test(tc, test_frame_count_huge);
+	tcase_add_test(tc, test_control_characters);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_MAIN(hostile_suite)
