@@ -765,84 +765,6 @@ static int attach_tracepoints(struct probes *p, struct plan *pl, struct uring_re
 	return 0;
 }
 
-static void attach_io_wq(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
-			 const struct tracefs_info *tf, enum io_wq_mode mode)
-{
-	char why[256], summary[512] = "";
-	int err;
-
-	p->io_wq_tracking = "none";
-	if (mode == IO_WQ_NONE) {
-		entry_add(p, "io_wq_submit_work", "", "absent", "none", "--io-wq=none");
-		return;
-	}
-	if (mode == IO_WQ_AUTO || mode == IO_WQ_FENTRY) {
-		if (!pl->iowq_fentry) {
-			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "absent", "fentry", "%s",
-				  pl->iowq_fentry_why);
-			snprintf(summary, sizeof(summary), "fentry: %s", pl->iowq_fentry_why);
-		} else if ((err = attach_one(p, pl, skel, tf, "fentry_wq_work", why, sizeof(why))) ||
-			   (err = attach_one(p, pl, skel, tf, "fexit_wq_work", why, sizeof(why)))) {
-			detach_one(p, prog_find(pl, "fentry_wq_work"));
-			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "failed", "fentry", "%s", why);
-			snprintf(summary, sizeof(summary), "fentry: %s", why);
-		} else {
-			entry_add(p, "io_wq_submit_work", "fentry_wq_work", "attached", "fentry", "%s", "");
-			entry_add(p, "io_wq_submit_work", "fexit_wq_work", "attached", "fexit", "%s", "");
-			p->io_wq_tracking = "fentry";
-			return;
-		}
-	}
-	if (mode == IO_WQ_AUTO || mode == IO_WQ_KPROBE) {
-		size_t len = strlen(summary);
-
-		if (!pl->iowq_kprobe) {
-			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "absent", "kprobe", "%s",
-				  pl->iowq_kprobe_why);
-			snprintf(summary + len, sizeof(summary) - len, "%skprobe: %s", len ? "; " : "",
-				 pl->iowq_kprobe_why);
-		} else if ((err = attach_one(p, pl, skel, tf, "kprobe_wq_work", why, sizeof(why))) ||
-			   (err = attach_one(p, pl, skel, tf, "kretprobe_wq_work", why, sizeof(why)))) {
-			detach_one(p, prog_find(pl, "kprobe_wq_work"));
-			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "failed", "kprobe", "%s", why);
-			snprintf(summary + len, sizeof(summary) - len, "%skprobe: %s", len ? "; " : "",
-				 why);
-		} else {
-			entry_add(p, "io_wq_submit_work", "kprobe_wq_work", "attached", "kprobe", "%s", "");
-			entry_add(p, "io_wq_submit_work", "kretprobe_wq_work", "attached", "kretprobe",
-				  "%s", "");
-			p->io_wq_tracking = "kprobe";
-			if (summary[0])
-				msg_verbose("io-wq work: %s; using kprobes", summary);
-			return;
-		}
-	}
-	if (mode == IO_WQ_AUTO || mode == IO_WQ_SCHED_SWITCH) {
-		size_t len = strlen(summary);
-
-		if (!pl->iowq_sched) {
-			entry_add(p, "sched:sched_switch", "tp_sched_switch", "absent", "sched_switch",
-				  "%s", pl->iowq_sched_why);
-			snprintf(summary + len, sizeof(summary) - len, "%ssched_switch: %s",
-				 len ? "; " : "", pl->iowq_sched_why);
-		} else if ((err = attach_one(p, pl, skel, tf, "tp_sched_switch", why, sizeof(why)))) {
-			entry_add(p, "sched:sched_switch", "tp_sched_switch", "failed", "sched_switch",
-				  "%s", why);
-			snprintf(summary + len, sizeof(summary) - len, "%ssched_switch: %s",
-				 len ? "; " : "", why);
-		} else {
-			entry_add(p, "sched:sched_switch", "tp_sched_switch", "attached",
-				  "sched_switch", "%s", "");
-			p->io_wq_tracking = "sched_switch";
-			if (summary[0])
-				msg_info("io-wq work is placed in time from context switches of "
-					 "io-wq threads (%s)", summary);
-			return;
-		}
-	}
-	msg_warn("io-wq work is not tracked: %s", summary[0] ? summary : "no method left");
-}
-
 static int attach_method(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
 			 const struct tracefs_info *tf, const char *const *progs, size_t n,
 			 char *why, size_t whylen)
@@ -859,95 +781,145 @@ static int attach_method(struct probes *p, struct plan *pl, struct uring_record_
 	return 0;
 }
 
-static void syscall_entries(struct probes *p, const char *const *progs, size_t n,
-			    const char *status, const char *variant, const char *why)
+/* One way of hooking something that has several (io-wq work, syscalls). */
+struct method {
+	const char *name;		/* "fentry", "kprobe", ...: metadata tracking */
+	bool wanted;			/* allowed by --io-wq / --syscalls */
+	bool available;			/* found usable before load */
+	const char *why_absent;
+	const char *hook;		/* probe entry of an absent or failed method */
+	const char *entry_program;
+	size_t nprogs;
+	const char *const *progs;	/* attached together, or not at all */
+	const char *const *hooks;	/* their probe entries */
+	const char *const *variants;
+};
+
+/*
+ * Attach the first wanted method whose programs all attach.  Returns its
+ * index, or -1; summary says why the methods before it did not.
+ */
+static int attach_first(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			const struct tracefs_info *tf, const struct method *m, size_t n,
+			char *summary, size_t len)
 {
-	static const char *const hooks[] = { "io_uring_setup", "io_uring_enter",
-					     "io_uring_register" };
-
 	for (size_t i = 0; i < n; i++) {
-		const char *hook = n == 2 ? (i ? "raw_syscalls:sys_exit" : "raw_syscalls:sys_enter") :
-				   hooks[i / 2];
+		size_t off = strlen(summary);
+		const char *reason = m[i].why_absent;
+		char why[256];
 
-		entry_add(p, hook, progs[i], status, variant, "%s", why);
+		if (!m[i].wanted)
+			continue;
+		if (!m[i].available) {
+			entry_add(p, m[i].hook, m[i].entry_program, "absent", m[i].name, "%s", reason);
+		} else if (attach_method(p, pl, skel, tf, m[i].progs, m[i].nprogs, why,
+					 sizeof(why))) {
+			reason = why;
+			entry_add(p, m[i].hook, m[i].entry_program, "failed", m[i].name, "%s", why);
+		} else {
+			for (size_t j = 0; j < m[i].nprogs; j++)
+				entry_add(p, m[i].hooks[j], m[i].progs[j], "attached", m[i].variants[j],
+					  "%s", "");
+			return (int)i;
+		}
+		snprintf(summary + off, len - off, "%s%s: %s", off ? "; " : "", m[i].name, reason);
 	}
+	return -1;
+}
+
+static void attach_io_wq(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
+			 const struct tracefs_info *tf, enum io_wq_mode mode)
+{
+	static const char *const wq_hooks[] = { "io_wq_submit_work", "io_wq_submit_work" };
+	static const char *const fentry[] = { "fentry_wq_work", "fexit_wq_work" };
+	static const char *const fentry_variants[] = { "fentry", "fexit" };
+	static const char *const kprobe[] = { "kprobe_wq_work", "kretprobe_wq_work" };
+	static const char *const kprobe_variants[] = { "kprobe", "kretprobe" };
+	static const char *const sched[] = { "tp_sched_switch" };
+	static const char *const sched_hooks[] = { "sched:sched_switch" };
+	static const char *const sched_variants[] = { "sched_switch" };
+	const struct method m[] = {
+		{ "fentry", mode == IO_WQ_AUTO || mode == IO_WQ_FENTRY, pl->iowq_fentry,
+		  pl->iowq_fentry_why, "io_wq_submit_work", fentry[0], 2, fentry, wq_hooks,
+		  fentry_variants },
+		{ "kprobe", mode == IO_WQ_AUTO || mode == IO_WQ_KPROBE, pl->iowq_kprobe,
+		  pl->iowq_kprobe_why, "io_wq_submit_work", kprobe[0], 2, kprobe, wq_hooks,
+		  kprobe_variants },
+		{ "sched_switch", mode == IO_WQ_AUTO || mode == IO_WQ_SCHED_SWITCH, pl->iowq_sched,
+		  pl->iowq_sched_why, sched_hooks[0], sched[0], 1, sched, sched_hooks,
+		  sched_variants },
+	};
+	char summary[512] = "";
+	int i;
+
+	p->io_wq_tracking = "none";
+	if (mode == IO_WQ_NONE) {
+		entry_add(p, "io_wq_submit_work", "", "absent", "none", "--io-wq=none");
+		return;
+	}
+	i = attach_first(p, pl, skel, tf, m, ARRAY_SIZE(m), summary, sizeof(summary));
+	if (i < 0) {
+		msg_warn("io-wq work is not tracked: %s", summary[0] ? summary : "no method left");
+		return;
+	}
+	p->io_wq_tracking = m[i].name;
+	if (!summary[0])
+		return;
+	if (!strcmp(m[i].name, "kprobe"))
+		msg_verbose("io-wq work: %s; using kprobes", summary);
+	else if (!strcmp(m[i].name, "sched_switch"))
+		msg_info("io-wq work is placed in time from context switches of io-wq threads (%s)",
+			 summary);
 }
 
 static void attach_syscalls(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
 			    const struct tracefs_info *tf, enum syscall_mode mode)
 {
-	const char *fentry[6], *tps[6];
-	const char *raw[2] = { "tp_raw_sys_enter", "tp_raw_sys_exit" };
-	char why[256], summary[600] = "";
-	size_t len;
+	static const char *const raw[] = { "tp_raw_sys_enter", "tp_raw_sys_exit" };
+	static const char *const raw_hooks[] = { "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
+	static const char *const raw_variants[] = { "raw_syscalls", "raw_syscalls" };
+	const char *fentry[6], *tps[6], *hooks[6], *fentry_variants[6], *tp_variants[6];
+	char summary[600] = "";
+	int i;
 
-	for (int s = 0; s < 3; s++) {
-		fentry[2 * s] = sys_fentry_progs[s][0];
-		fentry[2 * s + 1] = sys_fentry_progs[s][1];
-		tps[2 * s] = sys_tp_progs[s][0];
-		tps[2 * s + 1] = sys_tp_progs[s][1];
+	for (int s = 0; s < 6; s++) {
+		fentry[s] = sys_fentry_progs[s / 2][s % 2];
+		tps[s] = sys_tp_progs[s / 2][s % 2];
+		hooks[s] = sys_names[s / 2];
+		fentry_variants[s] = "fentry/fexit";
+		tp_variants[s] = "syscalls tracepoints";
 	}
-	p->syscall_tracking = "none";
-	if (mode == SYSCALLS_NONE) {
-		entry_add(p, "io_uring syscalls", "", "absent", "none", "--syscalls=none");
-		return;
-	}
-	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_FENTRY) {
-		if (!pl->sys_fentry) {
-			entry_add(p, "io_uring syscalls", "", "absent", "fentry", "%s",
-				  pl->sys_fentry_why);
-			snprintf(summary, sizeof(summary), "fentry: %s", pl->sys_fentry_why);
-		} else if (attach_method(p, pl, skel, tf, fentry, 6, why, sizeof(why))) {
-			entry_add(p, "io_uring syscalls", "", "failed", "fentry", "%s", why);
-			snprintf(summary, sizeof(summary), "fentry: %s", why);
-		} else {
-			syscall_entries(p, fentry, 6, "attached", "fentry/fexit", "");
-			p->syscall_tracking = "fentry";
+	{
+		const struct method m[] = {
+			{ "fentry", mode == SYSCALLS_AUTO || mode == SYSCALLS_FENTRY, pl->sys_fentry,
+			  pl->sys_fentry_why, "io_uring syscalls", "", 6, fentry, hooks,
+			  fentry_variants },
+			{ "tracepoint", mode == SYSCALLS_AUTO || mode == SYSCALLS_TRACEPOINT,
+			  pl->sys_tp, pl->sys_tp_why, "io_uring syscalls", "", 6, tps, hooks,
+			  tp_variants },
+			{ "raw_syscalls", mode == SYSCALLS_AUTO || mode == SYSCALLS_RAW, pl->sys_raw,
+			  pl->sys_raw_why, "io_uring syscalls", "", 2, raw, raw_hooks,
+			  raw_variants },
+		};
+
+		p->syscall_tracking = "none";
+		if (mode == SYSCALLS_NONE) {
+			entry_add(p, "io_uring syscalls", "", "absent", "none", "--syscalls=none");
 			return;
 		}
-	}
-	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_TRACEPOINT) {
-		len = strlen(summary);
-		if (!pl->sys_tp) {
-			entry_add(p, "io_uring syscalls", "", "absent", "tracepoint", "%s",
-				  pl->sys_tp_why);
-			snprintf(summary + len, sizeof(summary) - len, "%stracepoints: %s",
-				 len ? "; " : "", pl->sys_tp_why);
-		} else if (attach_method(p, pl, skel, tf, tps, 6, why, sizeof(why))) {
-			entry_add(p, "io_uring syscalls", "", "failed", "tracepoint", "%s", why);
-			snprintf(summary + len, sizeof(summary) - len, "%stracepoints: %s",
-				 len ? "; " : "", why);
-		} else {
-			syscall_entries(p, tps, 6, "attached", "syscalls tracepoints", "");
-			p->syscall_tracking = "tracepoint";
-			if (summary[0])
-				msg_verbose("io_uring syscalls: %s; using the syscalls tracepoints",
-					    summary);
+		i = attach_first(p, pl, skel, tf, m, ARRAY_SIZE(m), summary, sizeof(summary));
+		if (i < 0) {
+			msg_warn("io_uring_setup/enter/register are not recorded: %s",
+				 summary[0] ? summary : "no method left");
 			return;
 		}
+		p->syscall_tracking = m[i].name;
 	}
-	if (mode == SYSCALLS_AUTO || mode == SYSCALLS_RAW) {
-		len = strlen(summary);
-		if (!pl->sys_raw) {
-			entry_add(p, "io_uring syscalls", "", "absent", "raw_syscalls", "%s",
-				  pl->sys_raw_why);
-			snprintf(summary + len, sizeof(summary) - len, "%sraw_syscalls: %s",
-				 len ? "; " : "", pl->sys_raw_why);
-		} else if (attach_method(p, pl, skel, tf, raw, 2, why, sizeof(why))) {
-			entry_add(p, "io_uring syscalls", "", "failed", "raw_syscalls", "%s", why);
-			snprintf(summary + len, sizeof(summary) - len, "%sraw_syscalls: %s",
-				 len ? "; " : "", why);
-		} else {
-			syscall_entries(p, raw, 2, "attached", "raw_syscalls", "");
-			p->syscall_tracking = "raw_syscalls";
-			if (mode == SYSCALLS_AUTO)
-				msg_warn("io_uring syscalls are hooked through raw_syscalls (%s): "
-					 "every syscall on the host pays a little", summary);
-			return;
-		}
-	}
-	msg_warn("io_uring_setup/enter/register are not recorded: %s",
-		 summary[0] ? summary : "no method left");
+	if (!strcmp(p->syscall_tracking, "tracepoint") && summary[0])
+		msg_verbose("io_uring syscalls: %s; using the syscalls tracepoints", summary);
+	else if (!strcmp(p->syscall_tracking, "raw_syscalls") && mode == SYSCALLS_AUTO)
+		msg_warn("io_uring syscalls are hooked through raw_syscalls (%s): every syscall "
+			 "on the host pays a little", summary);
 }
 
 /* ---------------------------------------------------------- interface */
