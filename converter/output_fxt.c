@@ -50,8 +50,8 @@
 
 #define CAT "io_uring"
 #define CAT_META "ringside"
-#define MAX_PHASES 10
 #define MAX_WARNING_MARKERS 100
+#define ECANCELED_VALUE 125		/* the kernel's ECANCELED on every arch we read */
 #define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
 
 /* A thread of the recording. */
@@ -73,27 +73,28 @@ struct ring_out {
 	uint64_t drawn;			/* lifetimes drawn on lanes */
 };
 
-enum link_state {
-	LINK_BEGUN,			/* arrow begun on the predecessor's lifetime */
-	LINK_NO_ARROW,			/* predecessor delivered, no arrow */
-	LINK_SUCCESSOR_DONE,		/* successor delivered first (its lifetime below) */
+#define MAX_PHASES 10
+
+/* A request's lifetime as drawn on its lane, kept for a link arrow. */
+struct drawn {
+	bool on;			/* drawn on a lane, events not lost */
+	bool completed;			/* its end is its completion */
+	struct fxt_thread lane;
+	uint64_t start, end;		/* boot ns */
+	unsigned nph;
+	uint64_t ph_start[MAX_PHASES];	/* its step slices (boot ns) */
 };
 
 /*
- * A link arrow waiting for its other member, keyed by the successor's id.
- * The model delivers requests when they finish and holds completions until
- * their thread's next io_uring event, so either member can come first.
+ * The first-delivered member of a link (predecessor -> successor), keyed
+ * by the successor's id.  The model delivers requests when they finish and
+ * holds completions until their thread's next io_uring event, so either
+ * member can come first; the arrow is decided and written, both ends at
+ * once, when the second one is delivered.
  */
 struct link_out {
-	enum link_state state;
-	uint64_t flow;
-	uint64_t pred_id, succ_id;
-	uint64_t release_ts;		/* LINK_BEGUN: predecessor's completion (boot ns) */
-	struct ring_out *ring;
-	/* LINK_SUCCESSOR_DONE: the successor's lifetime, if drawn with arrows */
-	bool succ_drawn;
-	struct fxt_thread succ_lane;
-	uint64_t succ_start, succ_end;
+	bool is_pred;			/* d is the predecessor's */
+	struct drawn d;
 };
 
 struct loss_track {
@@ -123,7 +124,7 @@ struct fxo {
 	bool oom;
 	/* what was drawn, for the "recording end" marker and the tests */
 	uint64_t requests, lifetimes, no_lane, undrawable, flows, link_arrows,
-		 link_fallbacks, worker_slices, refused_slices, syscalls;
+		 worker_slices, refused_slices, syscalls;
 };
 
 #define X(o) ((struct fxo *)(void *)(o))
@@ -396,13 +397,29 @@ enum slot {
 	SLOT_WORKER = SLOT_PHASE0 + MAX_PHASES, SLOT_CQE, SLOT_COUNT
 };
 
+/*
+ * A link arrow between this request and the other member of a link,
+ * delivered earlier: one end after one of our slices, the other written
+ * "late" on the other member's lane.
+ */
+struct link_plan {
+	bool ok;
+	uint64_t id;
+	int our_type;			/* 8: begin after our lifetime; 10: end */
+	uint64_t our_ts;		/* end: after our earliest slice starting at or after this */
+	int our_slot;
+	int late_type;
+	struct fxt_thread late_th;	/* the other member's lane ... */
+	uint64_t late_ts;		/* ... and the start of its slice there */
+};
+
 struct plan {
 	bool on[SLOT_COUNT];
 	uint64_t ts[SLOT_COUNT];	/* start of each slice (boot ns) */
-	int flow[SLOT_COUNT];		/* request flow event after it: 0 none,
-					 * else 1 + FXT event type */
-	bool link_begin[SLOT_COUNT], link_end[SLOT_COUNT];
-	uint64_t flow_id, link_begin_id, link_end_id;
+	int flow[SLOT_COUNT];		/* request flow event after it: 0 none, else
+					 * the FXT event type (8 begin, 9 step, 10 end) */
+	uint64_t flow_id;
+	struct link_plan link[2];	/* [0] with the predecessor, [1] the successor */
 };
 
 static void push_boundary(struct boundary *b, unsigned *n, uint64_t ts, unsigned order,
@@ -422,21 +439,21 @@ static void push_boundary(struct boundary *b, unsigned *n, uint64_t ts, unsigned
 
 /*
  * The steps of a lifetime [start, end] as consecutive child slices, each
- * named for what the request did from one step to the next.  None when no
- * step falls strictly inside (an inline request is one slice).
+ * named for what the request did from one step to the next (extra: the
+ * moments a link released or cancelled it).  None when no step falls
+ * strictly inside: an inline request is one slice.
  */
 static unsigned build_phases(const struct model_request *r, uint64_t start, uint64_t end,
-			     uint64_t release_ts, struct phase *ph)
+			     const struct boundary *extra, unsigned nextra, const char *first,
+			     struct phase *ph)
 {
-	struct boundary b[10];
+	struct boundary b[16];
 	unsigned nb = 0, n = 0;
-	const char *label = r->status == REQ_IN_FLIGHT_AT_START ? "in flight" :
-			    release_ts ? "link wait" : "issue";
+	const char *label = first ? first : r->status == REQ_IN_FLIGHT_AT_START ? "in flight" : "issue";
 	uint64_t cur = start;
 
-	/* The predecessor's completion releases a member: it is issued, or
-	 * cancelled when an earlier member failed. */
-	push_boundary(b, &nb, release_ts, 0, r->modifiers & REQM_LINK_CANCELLED ? "cancelled" : "issue");
+	for (unsigned i = 0; i < nextra; i++)
+		push_boundary(b, &nb, extra[i].ts, extra[i].order, extra[i].label);
 	push_boundary(b, &nb, r->defer_ts, 1, "drain wait");
 	push_boundary(b, &nb, r->poll_arm_ts, 2, "poll wait");
 	push_boundary(b, &nb, r->task_add_ts, 3, "task work");
@@ -503,17 +520,18 @@ static uint64_t new_flow(struct fxo *x)
 	return ++x->next_flow;
 }
 
-static void write_flow(struct fxo *x, int type, uint64_t ts, struct fxt_thread th, uint64_t id)
+static void write_flow(struct fxo *x, int type, uint64_t ts, struct fxt_thread th,
+		       const char *name, uint64_t id)
 {
 	switch (type) {
 	case 8:
-		fxt_flow_begin(x->w, ts, th, CAT, "request", id, NULL, 0);
+		fxt_flow_begin(x->w, ts, th, CAT, name, id, NULL, 0);
 		break;
 	case 9:
-		fxt_flow_step(x->w, ts, th, CAT, "request", id, NULL, 0);
+		fxt_flow_step(x->w, ts, th, CAT, name, id, NULL, 0);
 		break;
 	case 10:
-		fxt_flow_end(x->w, ts, th, CAT, "request", id, NULL, 0);
+		fxt_flow_end(x->w, ts, th, CAT, name, id, NULL, 0);
 		break;
 	}
 }
@@ -524,34 +542,115 @@ static void slot_flows(struct fxo *x, const struct plan *p, enum slot s, struct 
 	uint64_t ts = rel(x, p->ts[s]);
 
 	if (p->flow[s])
-		write_flow(x, p->flow[s] - 1, ts, th, p->flow_id);
-	if (p->link_begin[s])
-		fxt_flow_begin(x->w, ts, th, CAT, "link", p->link_begin_id, NULL, 0);
-	if (p->link_end[s])
-		fxt_flow_end(x->w, ts, th, CAT, "link", p->link_end_id, NULL, 0);
+		write_flow(x, p->flow[s], ts, th, "request", p->flow_id);
+	for (unsigned i = 0; i < 2; i++)
+		if (p->link[i].ok && p->link[i].our_slot == (int)s)
+			write_flow(x, p->link[i].our_type, ts, th, "link", p->link[i].id);
 }
 
-/* A link arrow that cannot reach its successor ends on a marker of the
- * ring's track at the predecessor's completion, saying why. */
-static void link_fallback(struct fxo *x, struct link_out *l, const char *why)
+/* The other ends of link arrows: begins before our slices, ends after. */
+static void late_flows(struct fxo *x, const struct plan *p, int type)
 {
-	struct fxt_thread th;
+	for (unsigned i = 0; i < 2; i++)
+		if (p->link[i].ok && p->link[i].late_type == type)
+			write_flow(x, type, rel(x, p->link[i].late_ts), p->link[i].late_th, "link",
+				   p->link[i].id);
+}
 
-	x->link_fallbacks++;
-	if (!ring_track(x, l->ring, &th)) {
-		/* No koid left: end it on the recording thread's marker. */
-		th = recording_thread();
+static void remember_link(struct fxo *x, uint64_t key, bool is_pred, const struct drawn *d)
+{
+	struct link_out *l = calloc(1, sizeof(*l));
+
+	if (!l || hmap_put(&x->links, key, 0, l)) {
+		free(l);
+		x->oom = true;
+		return;
 	}
-	fxt_instant(x->w, rel(x, l->release_ts), th, CAT, "link not drawn",
-		    FXT_ARGV(fxt_arg_u64("request", l->pred_id),
-			     fxt_arg_u64("next_request", l->succ_id),
-			     fxt_arg_str("note", why)));
-	fxt_flow_end(x->w, rel(x, l->release_ts), th, CAT, "link", l->flow, NULL, 0);
+	l->is_pred = is_pred;
+	l->d = *d;
 }
 
-static bool drawable_arrows(const struct model_request *r)
+/*
+ * Start of the deepest slice of a drawn lifetime that contains ts, or 0.
+ * A flow event written later on that lane at that time binds to that slice:
+ * its step slices tile the lifetime, nothing else on the lane starts there
+ * (lifetimes on a lane never overlap and the next one starts at or after
+ * the end), so it is the top of the lane's stack when Perfetto gets there.
+ */
+static uint64_t drawn_slice_at(const struct drawn *d, uint64_t ts)
 {
-	return r->status != REQ_INCOMPLETE;
+	uint64_t t;
+
+	if (!d->on || ts < d->start || ts >= d->end)
+		return 0;
+	t = d->start;
+	for (unsigned i = 0; i < d->nph; i++)
+		if (d->ph_start[i] <= ts)
+			t = d->ph_start[i];
+	return t;
+}
+
+/* A request whose end is its completion (not the end of the recording). */
+static bool completed(const struct model_request *r)
+{
+	return r->complete_ts && (r->status == REQ_COMPLETE || r->status == REQ_IN_FLIGHT_AT_START);
+}
+
+/*
+ * The link arrow between a request and the other member of a link, which
+ * was delivered earlier (other).  The arrow goes from the member that
+ * finished first to the other one, at the moment it finished (X):
+ * normally the predecessor's completion releases the successor (issued,
+ * or cancelled after a failure); a LINK_TIMEOUT that fires first cancels
+ * its predecessor.  Our end is an event after one of our slices (a begin
+ * after our lifetime, drawn from its end; an end after the step that
+ * starts at X, added to our steps); the other's is written late on its
+ * lane at the start of its slice containing X.  Returns false (no arrow)
+ * when the times do not allow one.
+ */
+static bool plan_link(const struct model_request *r, bool we_are_pred, uint64_t start,
+		      uint64_t end, const struct drawn *other, struct link_plan *lp,
+		      struct boundary *extra, unsigned *nextra, const char **first)
+{
+	bool we_done = completed(r);
+	bool other_first = other->completed && (!we_done || other->end < end);
+	uint64_t t;
+
+	if (!other->on)
+		return false;
+	if (other_first) {
+		/* From the other's lifetime (drawn from its end) to our step
+		 * that starts at X = its end. */
+		if (other->end <= other->start)
+			return false;
+		t = drawn_slice_at(other, other->end - 1);
+		*lp = (struct link_plan){ .our_type = 10, .our_ts = other->end, .our_slot = -1,
+					  .late_type = 8, .late_th = other->lane, .late_ts = t };
+		if (other->end > start && other->end < end) {
+			if (!we_are_pred) {
+				extra[(*nextra)++] = (struct boundary){
+					.ts = other->end, .order = 0,
+					.label = r->modifiers & REQM_LINK_CANCELLED ? "cancelled" : "issue",
+				};
+				*first = "link wait";
+			} else if (we_done && r->res == -ECANCELED_VALUE) {
+				extra[(*nextra)++] = (struct boundary){
+					.ts = other->end, .order = 0, .label = "cancelled",
+				};
+			}
+		}
+		return true;
+	}
+	if (!we_done)
+		return false;
+	/* From our lifetime (drawn from our end) to the other's slice that
+	 * contains our end, which must not start before our lifetime. */
+	t = drawn_slice_at(other, end);
+	if (!t || t < start)
+		return false;
+	*lp = (struct link_plan){ .our_type = 8, .our_slot = SLOT_LANE,
+				  .late_type = 10, .late_th = other->lane, .late_ts = t };
+	return true;
 }
 
 static void x_request(struct output *o, const struct model_request *r)
@@ -561,16 +660,18 @@ static void x_request(struct output *o, const struct model_request *r)
 	struct task_out *sub = NULL, *cqt = NULL, *wrk = NULL;
 	struct plan p = { 0 };
 	struct phase ph[MAX_PHASES];
-	struct link_out *in_link = NULL, *succ_done = NULL, late_link = { 0 };
+	struct boundary extra[2];
+	struct link_out *in = NULL, *out = NULL;
 	struct fxt_thread lane_th = { 0 };
-	uint64_t first, last, start, end, release = 0, w_end = 0;
-	const char *start_note = NULL, *end_note = NULL;
+	struct drawn me = { 0 };
+	uint64_t first, last, start, end, w_end = 0;
+	const char *start_note = NULL, *end_note = NULL, *first_label = NULL;
 	char opb[NAMES_MAX_LEN], name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
 	char fb[256], mb[256], cb[128], nb[256];
 	const char *op;
-	unsigned nph = 0;
+	unsigned nph = 0, nextra = 0;
 	int lane = -1;
-	bool arrows = drawable_arrows(r);
+	bool arrows = r->status != REQ_INCOMPLETE;
 
 	if (!ro || x->oom)
 		return;
@@ -606,30 +707,6 @@ static void x_request(struct output *o, const struct model_request *r)
 	}
 	end = max_u64(end, start);
 
-	/* ---- a link arrow waiting for this request? */
-	if (r->link_prev) {
-		in_link = hmap_get(&x->links, r->id, 0);
-		if (!in_link) {
-			/* The predecessor comes later: leave our lifetime for it
-			 * (filled in once the lane is known). */
-			succ_done = calloc(1, sizeof(*succ_done));
-			if (!succ_done || hmap_put(&x->links, r->id, 0, succ_done)) {
-				free(succ_done);
-				x->oom = true;
-				return;
-			}
-			*succ_done = (struct link_out){ .state = LINK_SUCCESSOR_DONE, .succ_id = r->id,
-							.pred_id = r->link_prev, .ring = ro };
-		} else if (in_link->state != LINK_BEGUN) {
-			free(hmap_del(&x->links, r->id, 0));
-			in_link = NULL;
-		} else {
-			hmap_del(&x->links, r->id, 0);
-			if (arrows && in_link->release_ts >= start)
-				release = in_link->release_ts;
-		}
-	}
-
 	/* ---- lane */
 	{
 		bool opened;
@@ -637,7 +714,6 @@ static void x_request(struct output *o, const struct model_request *r)
 		lane = fxt_lanes_place(&ro->lanes, start, end, &opened);
 		if (lane == -ENOMEM) {
 			x->oom = true;
-			free(in_link);
 			return;
 		}
 		if (lane >= 0 && opened) {
@@ -649,24 +725,43 @@ static void x_request(struct output *o, const struct model_request *r)
 		}
 		if (lane >= 0) {
 			lane_th = FXT_THREAD(ro->pid, ro->lanes.koid[lane]);
-			if (succ_done && arrows) {
-				succ_done->succ_drawn = true;
-				succ_done->succ_lane = lane_th;
-				succ_done->succ_start = start;
-				succ_done->succ_end = end;
-			}
-			p.on[SLOT_LANE] = true;
-			p.ts[SLOT_LANE] = start;
-			nph = build_phases(r, start, end, release < end ? release : 0, ph);
-			for (unsigned i = 0; i < nph; i++) {
-				p.on[SLOT_PHASE0 + i] = true;
-				p.ts[SLOT_PHASE0 + i] = ph[i].start;
-			}
 			ro->drawn++;
 			x->lifetimes++;
 		} else {
 			ro->no_lane++;
 			x->no_lane++;
+		}
+	}
+	me = (struct drawn){ .on = lane >= 0 && arrows, .completed = completed(r), .lane = lane_th,
+			     .start = start, .end = end };
+
+	/* ---- link arrows with a member delivered earlier */
+	if (r->link_prev) {
+		in = hmap_del(&x->links, r->id, 0);
+		if (in && in->is_pred && me.on)
+			p.link[0].ok = plan_link(r, false, start, end, &in->d, &p.link[0], extra,
+						 &nextra, &first_label);
+	}
+	if (r->link_next) {
+		out = hmap_get(&x->links, r->link_next, 0);
+		if (out && !out->is_pred) {
+			hmap_del(&x->links, r->link_next, 0);
+			if (me.on)
+				p.link[1].ok = plan_link(r, true, start, end, &out->d, &p.link[1],
+							 extra, &nextra, &first_label);
+		} else {
+			out = NULL;
+		}
+	}
+
+	/* ---- steps on the lane */
+	if (lane >= 0) {
+		p.on[SLOT_LANE] = true;
+		p.ts[SLOT_LANE] = start;
+		nph = build_phases(r, start, end, extra, nextra, first_label, ph);
+		for (unsigned i = 0; i < nph; i++) {
+			p.on[SLOT_PHASE0 + i] = true;
+			p.ts[SLOT_PHASE0 + i] = ph[i].start;
 		}
 	}
 
@@ -724,65 +819,32 @@ static void x_request(struct output *o, const struct model_request *r)
 			p.flow_id = new_flow(x);
 			x->flows++;
 			for (unsigned i = 0; i < np; i++)
-				p.flow[pts[i]] = 1 + (i == 0 ? 8 : i + 1 == np ? 10 : 9);
+				p.flow[pts[i]] = i == 0 ? 8 : i + 1 == np ? 10 : 9;
 		}
 	}
 
-	/* ---- link arrows: in from the predecessor, out to the successor */
-	if (in_link) {
-		enum slot best = SLOT_COUNT;
+	/* ---- link arrows: our end of each goes after our earliest slice
+	 * that starts at or after its moment (none: no arrow) */
+	for (unsigned k = 0; k < 2; k++) {
+		struct link_plan *lp = &p.link[k];
 
-		if (arrows)
+		if (!lp->ok)
+			continue;
+		if (lp->our_slot < 0) {
 			for (unsigned s = 0; s < SLOT_COUNT; s++)
-				if (p.on[s] && p.ts[s] >= in_link->release_ts &&
-				    (best == SLOT_COUNT || p.ts[s] < p.ts[best]))
-					best = s;
-		if (best != SLOT_COUNT) {
-			p.link_end[best] = true;
-			p.link_end_id = in_link->flow;
-			x->link_arrows++;
-		}
-	}
-	if (r->link_next) {
-		struct link_out *l = hmap_get(&x->links, r->link_next, 0);
-		bool begin = arrows && p.on[SLOT_LANE] && r->complete_ts &&
-			     (r->status == REQ_COMPLETE || r->status == REQ_IN_FLIGHT_AT_START);
-
-		if (l && l->state == LINK_SUCCESSOR_DONE) {
-			/* The successor was drawn already.  Its lifetime is
-			 * complete on its lane, so a flow end written now at
-			 * our completion binds to the step of it that
-			 * contains that time (the top of that lane's stack
-			 * then), provided it falls strictly inside it. */
-			if (begin && l->succ_drawn && l->succ_start <= end && end < l->succ_end) {
-				late_link = *l;
-				late_link.flow = new_flow(x);
-				late_link.release_ts = end;
-				p.link_begin[SLOT_LANE] = true;
-				p.link_begin_id = late_link.flow;
-				x->link_arrows++;
-			}
-			free(hmap_del(&x->links, r->link_next, 0));
-		} else if (!l) {
-			l = calloc(1, sizeof(*l));
-			if (!l || hmap_put(&x->links, r->link_next, 0, l)) {
-				free(l);
-				x->oom = true;
-			} else {
-				*l = (struct link_out){
-					.state = begin ? LINK_BEGUN : LINK_NO_ARROW,
-					.pred_id = r->id, .succ_id = r->link_next,
-					.release_ts = end, .ring = ro,
-				};
-				if (begin) {
-					l->flow = new_flow(x);
-					p.link_begin[SLOT_LANE] = true;
-					p.link_begin_id = l->flow;
-				}
+				if (p.on[s] && p.ts[s] >= lp->our_ts &&
+				    (lp->our_slot < 0 || p.ts[s] < p.ts[lp->our_slot]))
+					lp->our_slot = (int)s;
+			if (lp->our_slot < 0) {
+				lp->ok = false;
+				continue;
 			}
 		}
+		lp->id = new_flow(x);
+		x->link_arrows++;
 	}
 
+	late_flows(x, &p, 8);
 	/* ---- write, in slot order */
 	if (p.on[SLOT_SUBMIT]) {
 		fxt_instant(x->w, rel(x, r->submit_ts), tthread(sub), CAT,
@@ -893,23 +955,19 @@ static void x_request(struct output *o, const struct model_request *r)
 		fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, name, v.a, v.n);
 		slot_flows(x, &p, SLOT_CQE, tthread(cqt));
 	}
+	late_flows(x, &p, 10);
 
-	/* ---- the end of a link arrow into a successor drawn earlier */
-	if (late_link.flow)
-		fxt_flow_end(x->w, rel(x, late_link.release_ts), late_link.succ_lane, CAT, "link",
-			     late_link.flow, NULL, 0);
-
-	/* ---- a begun link arrow this request could not receive */
-	if (in_link) {
-		if (!p.link_end_id)
-			link_fallback(x, in_link, !arrows ?
-				      "the next member's events may be missing (incomplete): no arrow into it" :
-				      !p.on[SLOT_LANE] ? "the next member found every lane busy" :
-				      "the next member has no step after this member's completion");
-		free(in_link);
-	}
+	/* ---- leave our lifetime for the other member of a link */
+	me.nph = nph;
+	for (unsigned i = 0; i < nph; i++)
+		me.ph_start[i] = ph[i].start;
+	free(in);
+	free(out);
+	if (r->link_prev && !in)
+		remember_link(x, r->id, false, &me);
+	if (r->link_next && !out && !hmap_get(&x->links, r->link_next, 0))
+		remember_link(x, r->link_next, true, &me);
 }
-
 /* ------------------------------------------------------------- syscalls */
 
 static void pending_arg(struct args *v, const char *name, bool b_ok, uint32_t bh, uint32_t bt,
@@ -1181,47 +1239,6 @@ static void x_loss(struct output *o, const struct model_loss *l)
 
 /* ------------------------------------------------------------------ end */
 
-static int cmp_link(const void *a, const void *b)
-{
-	const struct link_out *x = *(struct link_out *const *)a, *y = *(struct link_out *const *)b;
-
-	return x->flow < y->flow ? -1 : x->flow > y->flow;
-}
-
-/* Link arrows begun whose next member was never delivered (not in the
- * selection, or the log ended first). */
-static void finish_links(struct fxo *x)
-{
-	struct link_out **open = NULL;
-	struct hmap_slot *s;
-	size_t n = 0;
-
-	if (x->links.len) {
-		open = calloc(x->links.len, sizeof(*open));
-		if (!open) {
-			x->oom = true;
-			return;
-		}
-	}
-	hmap_for_each(&x->links, s) {
-		struct link_out *l = s->val;
-
-		if (l->state == LINK_BEGUN)
-			open[n++] = l;
-		else
-			free(l);
-		s->val = NULL;
-	}
-	x->links.len = 0;
-	if (n)
-		qsort(open, n, sizeof(*open), cmp_link);
-	for (size_t i = 0; i < n; i++) {
-		link_fallback(x, open[i], "the next member was not delivered (outside the selection, or its events are missing)");
-		free(open[i]);
-	}
-	free(open);
-}
-
 static unsigned digits(uint64_t v)
 {
 	unsigned d = 1;
@@ -1413,7 +1430,6 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 	struct fxt_writer_stats st;
 	int r;
 
-	finish_links(x);
 	end_markers(x, t);
 	write_names(x);
 	if (x->oom) {

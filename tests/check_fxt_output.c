@@ -268,14 +268,22 @@ static const char *request_path(const struct fxtr_model *m, uint64_t ud)
 	return describe(m, f);
 }
 
-/* The link flow that starts on the lifetime of user_data. */
+/* The slice or the lifetime it is a step of carries user_data ud. */
+static bool in_lifetime_of(const struct fxtr_model *m, size_t slice, uint64_t ud)
+{
+	for (; slice != FXTR_NONE; slice = m->slices[slice].parent)
+		if (slice_has_ud(m, &m->slices[slice], ud))
+			return true;
+	return false;
+}
+
+/* The link flow that starts on the lifetime of user_data (or a step of it). */
 static const struct fxtr_flow *link_flow_from(const struct fxtr_model *m, uint64_t ud)
 {
 	for (size_t i = 0; i < m->nflows; i++) {
 		const struct fxtr_flow *f = &m->flows[i];
 
-		if (!strcmp(flow_kind(m, f), "link") &&
-		    slice_has_ud(m, &m->slices[f->points[0].slice], ud))
+		if (!strcmp(flow_kind(m, f), "link") && in_lifetime_of(m, f->points[0].slice, ud))
 			return f;
 	}
 	return NULL;
@@ -710,9 +718,12 @@ START_TEST(test_link_chains)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(describe(m, f), "lane:WRITE > lane:cancelled");
 	ck_assert_int_eq(m->slices[f->points[1].slice].ts, rel_us(10));
+	/* From the second member (written before: the arrow starts on its
+	 * last step, the same point in time) to the third's CQE: the third
+	 * has no step starting at the second's cancellation. */
 	f = link_flow_from(m, 2);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_str_eq(describe(m, f), "lane:WRITE > app:CQE WRITE");
+	ck_assert_str_eq(describe(m, f), "lane:cancelled > app:CQE WRITE");
 	ck_assert_int_eq(m->slices[f->points[1].slice].ts, rel_us(13));
 	ck_assert_ptr_null(link_flow_from(m, 3));
 	/* Phases of the members: waiting for the previous one, then cancelled. */
@@ -723,13 +734,14 @@ START_TEST(test_link_chains)
 	ck_assert_uint_eq(count_in_process(m, PID, "link wait"), 2);
 	ck_assert_uint_eq(count_in_process(m, PID, "cancelled"), 2);
 	/* The good chain: NOP -> READ on io-wq, issued at the NOP's CQE.
-	 * The READ finished first (its completion was not held), so the
-	 * arrow ends at the NOP's completion inside the READ's step that
-	 * contains it (no "link wait" step: unknown when it was drawn). */
+	 * The READ was delivered first (the NOP's completion was held until
+	 * the app thread's next io_uring event), so the arrow ends in the
+	 * READ's step that contains the NOP's completion (written later, at
+	 * that step's start; no "link wait" step: unknown when it was drawn). */
 	f = link_flow_from(m, 11);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_str_eq(describe(m, f), "lane:NOP > lane:issue");
-	ck_assert_int_eq(f->points[1].ts, rel_us(22));
+	ck_assert_int_eq(f->points[1].ts, rel_us(21));
 	ck_assert_int_eq(m->slices[f->points[1].slice].ts, rel_us(21));
 	ck_assert_int_eq(m->slices[f->points[1].slice].dur, 2 * US);
 	ck_assert_str_eq(request_path(m, 12),
@@ -770,7 +782,7 @@ START_TEST(test_link_outside_selection)
 	ck_assert_str_eq(describe(m, f), "lane:NOP > lane:issue");
 	conv_free(&c);
 
-	/* Only the NOP: its link ends on the "link not drawn" marker. */
+	/* Only the NOP: no arrow (nothing to point at). */
 	memset(&o, 0, sizeof(o));
 	ck_assert_int_eq(parse_time_arg("1000020000ns", &o.start), 0);
 	ck_assert_int_eq(parse_time_arg("1000020500ns", &o.end), 0);
@@ -778,9 +790,53 @@ START_TEST(test_link_outside_selection)
 	m = c.m;
 	check_clean(m);
 	ck_assert_ptr_nonnull(lifetime(m, 11));
-	f = link_flow_from(m, 11);
+	ck_assert_ptr_null(lifetime(m, 12));
+	ck_assert_ptr_null(link_flow_from(m, 11));
+	ck_assert_uint_eq(m->nflows, 1);
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A READ linked to a LINK_TIMEOUT that fires first: the arrow goes from
+ * the timeout (its end: when it fired) to the READ's "cancelled" step. */
+START_TEST(test_link_timeout)
+{
+	struct scen sc;
+	struct conv c;
+	const struct fxtr_model *m;
+	const struct fxtr_flow *f;
+	const struct fxtr_slice *s;
+
+	scen_open(&sc, "ltimeout.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 3, 2, 0, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xc1, OP_READ, 1, IOSQE_IO_LINK, 0);
+	ev_req(&sc, EV_POLL_ARM, T0 + 3 * US, TID, PID, RING, 0xc1, 1);
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0xc2, 15 /* LINK_TIMEOUT */, 2, 0, 0);
+	ev_link(&sc, T0 + 4 * US + 1, TID, PID, RING, 0xc2, 0xc1);
+	ev_enter_end(&sc, T0 + 5 * US, TID, PID, RING, 2);
+	ev_enter_begin(&sc, T0 + 6 * US, TID, PID, RING, 3, 0, 2, 1);
+	ev_cqring_wait(&sc, T0 + 7 * US, TID, PID, RING, 2);
+	ev_complete(&sc, T0 + 1000 * US, TID, PID, RING, 0xc2, 2, -62, 0);
+	ev_complete(&sc, T0 + 1001 * US, TID, PID, RING, 0xc1, 1, -125, 0);
+	ev_tw_run(&sc, T0 + 1002 * US, TID, PID, 2);
+	ev_enter_end(&sc, T0 + 1003 * US, TID, PID, RING, 0);
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	m = c.m;
+
+	ck_assert_uint_eq(check_clean(m), 2);
+	ck_assert_uint_eq(m->nflows, 3);
+	ck_assert_ptr_null(link_flow_from(m, 1));
+	f = link_flow_from(m, 2);
 	ck_assert_ptr_nonnull(f);
-	ck_assert_str_eq(describe(m, f), "lane:NOP > ring 1 (fd 3):link not drawn");
+	ck_assert_str_eq(describe(m, f), "lane:LINK_TIMEOUT > lane:cancelled");
+	s = &m->slices[f->points[1].slice];
+	ck_assert_int_eq(s->ts, rel_us(1000));
+	ck_assert_int_eq(s->dur, 1 * US);
+	ck_assert_ptr_nonnull(in_lifetime_of(m, f->points[1].slice, 1) ? s : NULL);
+	ck_assert_str_eq(request_path(m, 1), "app:submit READ > lane:READ > lane:poll wait > app:CQE READ");
 	conv_free(&c);
 	scen_free(&sc);
 }
@@ -1465,6 +1521,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_processes_rings_threads);
 	tcase_add_test(tc, test_link_chains);
 	tcase_add_test(tc, test_link_outside_selection);
+	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_multishot_aux_overflow);
 	tcase_add_test(tc, test_losses_and_ends);
 	tcase_add_test(tc, test_lane_limit_default);
