@@ -19,7 +19,15 @@ named=$!
 stop_loops() {
 	kill "$other" "$target" "$named" ${cg_loop:-} 2>/dev/null || true
 	wait 2>/dev/null || true
-	[ -z "${cg_dir:-}" ] || rmdir "$cg_dir" 2>/dev/null || true
+	[ -n "${cg_dir:-}" ] || return 0
+	# the loop's last child may outlive it for a moment: empty the cgroup
+	i=0
+	while [ -s "$cg_dir/cgroup.procs" ] && [ "$i" -lt 50 ]; do
+		kill $(cat "$cg_dir/cgroup.procs") 2>/dev/null || true
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rmdir "$cg_dir" 2>/dev/null || echo "$test_name: could not remove $cg_dir" >&2
 }
 cleanup_hooks="stop_loops"
 sleep 0.3
