@@ -22,7 +22,7 @@ stop_loops() {
 	[ -n "${cg_dir:-}" ] || return 0
 	# the loop's last child may outlive it for a moment: empty the cgroup
 	i=0
-	while [ -s "$cg_dir/cgroup.procs" ] && [ "$i" -lt 50 ]; do
+	while [ -n "$(cat "$cg_dir/cgroup.procs")" ] && [ "$i" -lt 50 ]; do
 		kill $(cat "$cg_dir/cgroup.procs") 2>/dev/null || true
 		sleep 0.1
 		i=$((i + 1))
