@@ -195,6 +195,7 @@ static void read_end_frame(struct merge *m, const struct log_frame *f)
 		   json_get_str(&doc.root, "reason", ""));
 	copy_clean(m->st.end_message, sizeof(m->st.end_message),
 		   json_get_str(&doc.root, "message", ""));
+	json_get_u64(&doc.root, "stop_boot_ns", &m->st.end_boot_ns);
 	json_doc_free(&doc);
 }
 
@@ -293,6 +294,7 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 	struct merge *m = calloc(1, sizeof(*m));
 	struct log_frame f;
 	const char *stopmsg;
+	bool lost_tail;
 
 	*mp = NULL;
 	if (!m) {
@@ -376,11 +378,22 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 	find_gaps(m);
 	/*
 	 * A log without an END frame lost what each CPU recorded after its
-	 * last frame (recorder killed, disk full, power cut): a window of
-	 * unknown size per CPU, placed in time so that requests open across it
-	 * are incomplete rather than joined wrongly.
+	 * last frame (recorder killed, power cut): a window of unknown size
+	 * per CPU, placed in time so that requests open across it are
+	 * incomplete rather than joined wrongly.  So did a recording stopped
+	 * by a write error (END reason "disk full" or "error": the recorder
+	 * discards what it cannot write, recorder/writer.c), although its END
+	 * frame made it.
 	 */
-	for (size_t i = 0; !m->st.have_end && i < m->st.ncpus; i++) {
+	lost_tail = !m->st.have_end;
+	if (m->st.have_end && (!strcmp(m->st.end_reason, "disk full") ||
+			       !strcmp(m->st.end_reason, "error"))) {
+		lost_tail = true;
+		warnf(m, "%s: the recording stopped on a write error (%s%s%s): what each CPU recorded after its last frame is not in the log",
+		      log_reader_path(r), m->st.end_reason, *m->st.end_message ? ": " : "",
+		      m->st.end_message);
+	}
+	for (size_t i = 0; lost_tail && i < m->st.ncpus; i++) {
 		const struct merge_cpu_stats *c = &m->st.cpus[i];
 		struct src cut;
 
@@ -389,8 +402,28 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 		cut.stream = c->cpu;
 		cut.first_ts = c->last_ts + 1;
 		cut.last_ts = m->st.last_ts > cut.first_ts ? m->st.last_ts : cut.first_ts;
+		/* A write error: the recorder said when it stopped. */
+		if (m->st.have_end && m->st.end_boot_ns > cut.last_ts)
+			cut.last_ts = m->st.end_boot_ns;
 		if (plan_add(m, &cut))
 			break;
+	}
+	if (lost_tail && !m->st.ncpus) {
+		/* Not one EVENTS frame made it (killed or disk full before the
+		 * first flush): everything recorded is gone, on no known CPU,
+		 * from the start to the last known time. */
+		const struct log_info *info = log_reader_info(r);
+		struct src cut;
+
+		memset(&cut, 0, sizeof(cut));
+		cut.kind = SRC_CUT;
+		cut.stream = LOG_STREAM_GLOBAL;
+		cut.first_ts = info->have_start_clock && info->start_clock.boot_ns ?
+			       info->start_clock.boot_ns : 1;
+		cut.last_ts = m->st.end_boot_ns > m->st.last_ts ? m->st.end_boot_ns : m->st.last_ts;
+		if (cut.last_ts < cut.first_ts)
+			cut.last_ts = cut.first_ts;
+		plan_add(m, &cut);
 	}
 	if (m->oom) {
 		snprintf(err, errlen, "%s: out of memory while indexing the log", log_reader_path(r));

@@ -70,6 +70,7 @@ struct merge_stats {
 	bool have_end;
 	char end_reason[64];
 	char end_message[256];
+	uint64_t end_boot_ns;		/* END "stop_boot_ns", 0 if absent */
 	enum log_stop stop;
 	char stop_message[LOG_MSG_LEN];
 	uint64_t frame_gaps;

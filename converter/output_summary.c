@@ -142,6 +142,8 @@ static void print_banner(struct summary *s, const struct output_totals *t)
 		fprintf(f, "!!! plus an unknown number in %" PRIu64 " windows (%s) !!!\n",
 			r->unknown_windows, t->stop != LOG_STOP_END ?
 			"the log was cut short: each CPU's last events are missing" :
+			!strcmp(t->end_reason, "disk full") || !strcmp(t->end_reason, "error") ?
+			"the recorder could not write them: each CPU's last events are missing" :
 			"frames missing");
 	fprintf(f, "!!! %" PRIu64 " requests touched by a loss window are marked incomplete and left out of the latency tables !!!\n",
 		r->by_reason[INCOMPLETE_LOSS]);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "convert_test.h"
 #include "event_layout.h"
 #include "json.h"
 #include "log_reader.h"
@@ -38,7 +39,6 @@
 #define UNDER_ASAN 0
 #endif
 
-#define T0 2000000000ull
 #define RING 0x5100ull
 
 /* ------------------------------------------------------------ writing */
@@ -307,6 +307,88 @@ START_TEST(test_control_characters)
 }
 END_TEST
 
+/* ------------------------------------------- recorder failures */
+
+/*
+ * A recording stopped by a full disk has an END frame (the recorder cuts
+ * the file back to its last whole frame and writes END), but the events
+ * it could not write are gone: requests open across the end are
+ * incomplete (loss), never "in flight at end", and the loss is placed in
+ * time on every CPU, as for a log cut by a kill.
+ */
+START_TEST(test_write_error_end)
+{
+	/* The first END also says when the recorder stopped (the quotes
+	 * close synth_finish()'s "reason" string). */
+	static const char *const reasons[] = {
+		"disk full\",\"stop_boot_ns\":2000009000,\"message\":\"the disk is full",
+		"error", "signal",
+	};
+
+	for (size_t k = 0; k < 3; k++) {
+		struct scen sc;
+		struct capture *c;
+		size_t cut = 0;
+
+		scen_open(&sc, "full.log");
+		ev_submit(&sc, T0 + 1000, 1, 1, RING, 1, 22, 7, 0, 0);
+		ev_complete(&sc, T0 + 2000, 1, 1, RING, 1, 7, 4096, 0);
+		ev_submit(&sc, T0 + 3000, 1, 1, RING, 2, 22, 8, 0, 0);
+		sc.cpu = 1;
+		ev_submit(&sc, T0 + 3500, 2, 1, RING, 3, 22, 9, 0, 0);
+		synth_finish(sc.s, reasons[k]);
+		sc.s = NULL;
+		c = convert_capture(sc.path, NULL);
+		ck_assert_uint_eq(c->nreq, 3);
+		ck_assert_int_eq(req_by_ud(c, 7)->status, REQ_COMPLETE);
+		for (size_t i = 0; i < c->nloss; i++) {
+			if (c->loss[i].source != LOSS_LOG_CUT)
+				continue;
+			cut++;
+			/* From each CPU's last record to the stop, if known. */
+			ck_assert_uint_eq(c->loss[i].first_ts,
+					  c->loss[i].cpu == 0 ? T0 + 3001 : T0 + 3501);
+			ck_assert_uint_eq(c->loss[i].last_ts, k == 0 ? 2000009000 :
+					  c->loss[i].cpu == 0 ? T0 + 3500 : T0 + 3501);
+		}
+		if (k < 2) {
+			ck_assert_int_eq(req_by_ud(c, 8)->status, REQ_INCOMPLETE);
+			ck_assert_int_eq(req_by_ud(c, 8)->incomplete_reason, INCOMPLETE_LOSS);
+			ck_assert_int_eq(req_by_ud(c, 9)->status, REQ_INCOMPLETE);
+			ck_assert_uint_eq(cut, 2);
+			ck_assert_ptr_nonnull(strstr(c->warnings, "stopped on a write error"));
+		} else {
+			/* A clean stop lost nothing: still in flight. */
+			ck_assert_int_eq(req_by_ud(c, 8)->status, REQ_IN_FLIGHT_AT_END);
+			ck_assert_uint_eq(cut, 0);
+		}
+		capture_free(c);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
+/* The disk filled before the first EVENTS frame: one window, on no
+ * known CPU, from the start of the recording to its stop. */
+START_TEST(test_write_error_no_events)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "empty.log");
+	synth_finish(sc.s, "disk full\",\"stop_boot_ns\":3000000000,\"x\":\"");
+	sc.s = NULL;
+	c = convert_capture(sc.path, NULL);
+	ck_assert_uint_eq(c->nloss, 1);
+	ck_assert_int_eq(c->loss[0].source, LOSS_LOG_CUT);
+	ck_assert_uint_eq(c->loss[0].cpu, LOG_STREAM_GLOBAL);
+	ck_assert_uint_eq(c->loss[0].first_ts, 1000000000);	/* synth_log's start */
+	ck_assert_uint_eq(c->loss[0].last_ts, 3000000000);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 static Suite *hostile_suite(void)
 {
 	Suite *s = suite_create("hostile");
@@ -317,6 +399,10 @@ static Suite *hostile_suite(void)
 	tcase_add_test(tc, test_comm_field_size);
 	tcase_add_test(tc, test_frame_count_huge);
 	tcase_add_test(tc, test_control_characters);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("recorder_failures");
+	tcase_add_test(tc, test_write_error_end);
+	tcase_add_test(tc, test_write_error_no_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

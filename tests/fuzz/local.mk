@@ -16,7 +16,8 @@ tests_fuzz_check_fuzz_SOURCES = tests/fuzz/check_fuzz.c \
 tests_fuzz_check_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter \
 	-I$(top_srcdir)/tests -I$(top_srcdir)/tests/fuzz
 tests_fuzz_check_fuzz_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
-tests_fuzz_check_fuzz_LDADD = converter/libconvert.a converter/libfxt.a $(TEST_LIBS) -lm
+tests_fuzz_check_fuzz_LDADD = converter/libconvert.a converter/libfxt.a tests/libfxtreader.a \
+	$(TEST_LIBS) -lm
 TESTS += tests/fuzz/check_fuzz
 # Hostile logs with valid checksums: one test per bug the fuzzers found,
 # and the worst cases of the bounds audit under RLIMIT_AS/RLIMIT_CPU.
@@ -24,7 +25,7 @@ check_PROGRAMS += tests/fuzz/check_hostile
 tests_fuzz_check_hostile_SOURCES = tests/fuzz/check_hostile.c
 tests_fuzz_check_hostile_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
 tests_fuzz_check_hostile_CFLAGS = $(TEST_CFLAGS)
-tests_fuzz_check_hostile_LDADD = converter/libconvert.a converter/libfxt.a $(TEST_LIBS) -lm
+tests_fuzz_check_hostile_LDADD = $(CONVERT_TEST_LIBS) -lm
 TESTS += tests/fuzz/check_hostile
 
 # Corpus tools (built with the tests so that they never rot):
@@ -50,3 +51,20 @@ fuzz: all
 EXTRA_DIST += tests/fuzz/README tests/fuzz/fuzz.sh tests/fuzz/fuzz.mk \
 	tests/fuzz/fuzz_main.c tests/fuzz/ringside.dict tests/fuzz/mkcorpus.sh \
 	tests/fuzz/corpus tests/fuzz/regressions
+
+# tests/hardening/: live tests of the recorder under stress (root + BPF;
+# they skip without, and fail instead on CI): SIGKILL at random moments
+# (kill_random), tiny full filesystems (tmpfs_full), every CPU saturated
+# with tiny ring buffers (saturate).
+if BUILD_RECORDER
+if HAVE_LIBURING
+HARDENING_LIVE_TESTS = \
+	tests/hardening/kill_random.sh \
+	tests/hardening/tmpfs_full.sh \
+	tests/hardening/saturate.sh
+TESTS += $(HARDENING_LIVE_TESTS)
+endif
+endif
+EXTRA_DIST += tests/hardening/kill_random.sh tests/hardening/kill_random.py \
+	tests/hardening/tmpfs_full.sh tests/hardening/saturate.sh \
+	tests/hardening/saturate.py
