@@ -58,6 +58,7 @@ static size_t replay_dir(const char *sub)
 		fuzz_convert_one(data, size, FORMAT_SUMMARY);
 		fuzz_convert_one(data, size, FORMAT_JSON);
 		fuzz_convert_one(data, size, FORMAT_CSV);
+		fuzz_convert_one(data, size, FORMAT_FXT);
 		free(data);
 		free(path);
 		free(names[i]);

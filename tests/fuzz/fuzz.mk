@@ -20,22 +20,24 @@ ZSTD_CFLAGS ?= $(shell pkg-config --cflags libzstd 2>/dev/null)
 ZSTD_LIBS ?= $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
 CPPF = -include $(BUILDDIR)/config.h -I$(SRCDIR)/common -I$(SRCDIR)/converter \
-	-I$(SRCDIR)/tests/fuzz
+	-I$(SRCDIR)/tests -I$(SRCDIR)/tests/fuzz
 CF = -std=c11 -pthread $(FUZZ_CFLAGS) $(SANITIZE) $(ZSTD_CFLAGS) -Wall -Wextra \
 	-Wno-missing-field-initializers
 
 LIB_SRC = $(wildcard $(SRCDIR)/common/*.c) \
 	$(filter-out $(SRCDIR)/converter/main.c,$(wildcard $(SRCDIR)/converter/*.c)) \
 	$(SRCDIR)/tests/fuzz/fuzz_input.c $(SRCDIR)/tests/fuzz/fuzz_reader.c \
-	$(SRCDIR)/tests/fuzz/fuzz_convert.c
+	$(SRCDIR)/tests/fuzz/fuzz_convert.c $(SRCDIR)/tests/fxt_reader.c
 LIB_OBJ = $(patsubst $(SRCDIR)/%.c,$(OUT)/obj/%.o,$(LIB_SRC))
 
 # Target name -> its define for fuzz_main.c.
-TARGETS = fuzz_reader fuzz_convert_summary fuzz_convert_json fuzz_convert_csv
+TARGETS = fuzz_reader fuzz_convert_summary fuzz_convert_json fuzz_convert_csv \
+	fuzz_convert_fxt
 DEF_fuzz_reader = -DFUZZ_TARGET_READER
 DEF_fuzz_convert_summary = -DFUZZ_TARGET_FORMAT=FORMAT_SUMMARY
 DEF_fuzz_convert_json = -DFUZZ_TARGET_FORMAT=FORMAT_JSON
 DEF_fuzz_convert_csv = -DFUZZ_TARGET_FORMAT=FORMAT_CSV
+DEF_fuzz_convert_fxt = -DFUZZ_TARGET_FORMAT=FORMAT_FXT
 
 all: $(addprefix $(OUT)/,$(TARGETS))
 

@@ -27,7 +27,7 @@ FUZZ_SECONDS=${FUZZ_SECONDS:-0}
 FUZZ_CC=${FUZZ_CC:-clang}
 FUZZ_ARGS=${FUZZ_ARGS:-}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
-ALL_TARGETS="fuzz_reader fuzz_convert_summary fuzz_convert_json fuzz_convert_csv"
+ALL_TARGETS="fuzz_reader fuzz_convert_summary fuzz_convert_json fuzz_convert_csv fuzz_convert_fxt"
 FUZZ_TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 fuzzdir="$top_builddir/tests/fuzz"
