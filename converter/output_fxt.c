@@ -103,6 +103,15 @@ struct loss_track {
 	uint64_t last_end;		/* end of its last window slice (boot ns) */
 };
 
+/* The names of an opcode's slices, formatted once. */
+struct op_names {
+	bool set;
+	const char *plain;		/* "READ" */
+	char buf[NAMES_MAX_LEN];
+	char submit[NAMES_MAX_LEN + 8], cqe[NAMES_MAX_LEN + 8];
+	char more[NAMES_MAX_LEN + 16], approx[NAMES_MAX_LEN + 16];
+};
+
 struct fxo {
 	struct output base;
 	struct output_config cfg;
@@ -118,6 +127,7 @@ struct fxo {
 	struct loss_track *loss;
 	size_t nloss;
 	struct fxt_koids koids;
+	struct op_names ops[256];
 	uint64_t next_flow;
 	uint64_t lost_total;
 	bool lost_counter_started;
@@ -175,9 +185,19 @@ static void add(struct args *v, struct fxt_arg a)
 		v->a[v->n++] = a;
 }
 
-static const char *opname(const struct fxo *x, unsigned op, char *buf)
+static const struct op_names *opnames(struct fxo *x, uint8_t op)
 {
-	return names_opcode(x->meta.names, op, buf);
+	struct op_names *n = &x->ops[op];
+
+	if (n->set)
+		return n;
+	n->plain = names_opcode(x->meta.names, op, n->buf);
+	snprintf(n->submit, sizeof(n->submit), "submit %s", n->plain);
+	snprintf(n->cqe, sizeof(n->cqe), "CQE %s", n->plain);
+	snprintf(n->more, sizeof(n->more), "CQE %s (more)", n->plain);
+	snprintf(n->approx, sizeof(n->approx), "%s (approx)", n->plain);
+	n->set = true;
+	return n;
 }
 
 static struct task_out *task_entry(struct fxo *x, uint32_t tid)
@@ -283,10 +303,26 @@ static struct fxt_thread recording_thread(void)
 	return FXT_THREAD(FXT_KOID_RINGSIDE, FXT_KOID_RECORDING);
 }
 
-/* An error string and errno name for a negative result. */
+/*
+ * Integers in the narrowest FXT type that holds them: 32-bit values fit in
+ * the argument's header word, 64-bit ones take a second word, and Perfetto
+ * shows both as the same int.  Most ids and results are small: this saves
+ * about a sixth of the file.
+ */
+static struct fxt_arg arg_uint(const char *name, uint64_t v)
+{
+	return v <= UINT32_MAX ? fxt_arg_u32(name, (uint32_t)v) : fxt_arg_u64(name, v);
+}
+
+static struct fxt_arg arg_int(const char *name, int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX ? fxt_arg_i32(name, (int32_t)v) : fxt_arg_i64(name, v);
+}
+
+/* A result, and its errno name when negative. */
 static void add_result(struct args *v, const char *name, int64_t res, char *buf)
 {
-	add(v, fxt_arg_i64(name, res));
+	add(v, arg_int(name, res));
 	if (res < 0)
 		add(v, fxt_arg_str("errno", names_errno(res, buf)));
 }
@@ -666,8 +702,9 @@ static void x_request(struct output *o, const struct model_request *r)
 	struct drawn me = { 0 };
 	uint64_t first, last, start, end, w_end = 0;
 	const char *start_note = NULL, *end_note = NULL, *first_label = NULL;
-	char opb[NAMES_MAX_LEN], name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
+	char name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
 	char fb[256], mb[256], cb[128], nb[256];
+	const struct op_names *on;
 	const char *op;
 	unsigned nph = 0, nextra = 0;
 	int lane = -1;
@@ -676,7 +713,8 @@ static void x_request(struct output *o, const struct model_request *r)
 	if (!ro || x->oom)
 		return;
 	x->requests++;
-	op = opname(x, r->opcode, opb);
+	on = opnames(x, r->opcode);
+	op = on->plain;
 	known_span(r, &first, &last);
 
 	/* ---- the lifetime [start, end] */
@@ -847,21 +885,20 @@ static void x_request(struct output *o, const struct model_request *r)
 	late_flows(x, &p, 8);
 	/* ---- write, in slot order */
 	if (p.on[SLOT_SUBMIT]) {
-		fxt_instant(x->w, rel(x, r->submit_ts), tthread(sub), CAT,
-			    (snprintf(name, sizeof(name), "submit %s", op), name),
-			    FXT_ARGV(fxt_arg_u64("request", r->id), fxt_arg_u32("ring", ro->number),
-				     fxt_arg_u64("user_data", r->user_data)));
+		fxt_instant(x->w, rel(x, r->submit_ts), tthread(sub), CAT, on->submit,
+			    FXT_ARGV(arg_uint("request", r->id), fxt_arg_u32("ring", ro->number),
+				     arg_uint("user_data", r->user_data)));
 		slot_flows(x, &p, SLOT_SUBMIT, tthread(sub));
 	}
 	if (p.on[SLOT_LANE]) {
 		struct args v = { .n = 0 };
 		bool have_res = r->complete_ts || r->overflow_ts;
 
-		add(&v, fxt_arg_u64("request", r->id));
-		add(&v, fxt_arg_u64("user_data", r->user_data));
+		add(&v, arg_uint("request", r->id));
+		add(&v, arg_uint("user_data", r->user_data));
 		if (r->sqe_fields_valid) {
 			add(&v, fxt_arg_i32("fd", r->fd));
-			add(&v, fxt_arg_i64("offset", (int64_t)r->off));
+			add(&v, arg_int("offset", (int64_t)r->off));
 			add(&v, fxt_arg_u32("length", r->len));
 		}
 		if (have_res)
@@ -889,16 +926,12 @@ static void x_request(struct output *o, const struct model_request *r)
 				 r->chain_pos, r->chain_id);
 			add(&v, fxt_arg_str("chain", fb));
 		}
-		switch (r->status) {
-		case REQ_IN_FLIGHT_AT_START:
-		case REQ_IN_FLIGHT_AT_END:
-		case REQ_INCOMPLETE:
-			snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
-			break;
-		default:
+		if (r->status == REQ_COMPLETE)
 			snprintf(name, sizeof(name), "%s", op);
-		}
-		fxt_duration_complete(x->w, rel(x, start), rel(x, end), lane_th, CAT, name, v.a, v.n);
+		else
+			snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
+		fxt_duration_complete(x->w, rel(x, start), rel(x, end), lane_th, CAT,
+				      r->status == REQ_COMPLETE ? op : name, v.a, v.n);
 		slot_flows(x, &p, SLOT_LANE, lane_th);
 		for (unsigned i = 0; i < nph; i++) {
 			fxt_duration_complete(x->w, rel(x, ph[i].start), rel(x, ph[i].end), lane_th,
@@ -910,8 +943,8 @@ static void x_request(struct output *o, const struct model_request *r)
 
 		if (ring_track(x, ro, &th))
 			fxt_instant(x->w, rel(x, start), th, CAT, "lanes full",
-				    FXT_ARGV(fxt_arg_u64("request", r->id), fxt_arg_str("opcode", op),
-					     fxt_arg_u64("user_data", r->user_data),
+				    FXT_ARGV(arg_uint("request", r->id), fxt_arg_str("opcode", op),
+					     arg_uint("user_data", r->user_data),
 					     fxt_arg_u64("duration_ns", end - start),
 					     fxt_arg_str("note", "every lane of this ring was busy: the request's lifetime is not drawn (raise --lanes)")));
 	}
@@ -920,9 +953,9 @@ static void x_request(struct output *o, const struct model_request *r)
 		struct args v = { .n = 0 };
 
 		x->worker_slices++;
-		add(&v, fxt_arg_u64("request", r->id));
+		add(&v, arg_uint("request", r->id));
 		add(&v, fxt_arg_u32("ring", ro->number));
-		add(&v, fxt_arg_u64("user_data", r->user_data));
+		add(&v, arg_uint("user_data", r->user_data));
 		if (r->queue_async_ts && r->queue_async_ts <= r->work_begin_ts)
 			add(&v, fxt_arg_u64("queued_ns", r->work_begin_ts - r->queue_async_ts));
 		if (r->modifiers & REQM_HASHED)
@@ -931,17 +964,16 @@ static void x_request(struct output *o, const struct model_request *r)
 			add(&v, fxt_arg_str("approximate", "worker and start inferred from scheduling and the completion: this kernel gave no io-wq work events"));
 		if (!r->work_end_ts)
 			add(&v, fxt_arg_str("note", "end of the work not recorded"));
-		snprintf(name, sizeof(name), approx ? "%s (approx)" : "%s", op);
 		fxt_duration_complete(x->w, rel(x, r->work_begin_ts), rel(x, w_end), tthread(wrk),
-				      CAT, name, v.a, v.n);
+				      CAT, approx ? on->approx : op, v.a, v.n);
 		slot_flows(x, &p, SLOT_WORKER, tthread(wrk));
 	}
 	if (p.on[SLOT_CQE]) {
 		struct args v = { .n = 0 };
 
-		add(&v, fxt_arg_u64("request", r->id));
+		add(&v, arg_uint("request", r->id));
 		add(&v, fxt_arg_u32("ring", ro->number));
-		add(&v, fxt_arg_u64("user_data", r->user_data));
+		add(&v, arg_uint("user_data", r->user_data));
 		add_result(&v, "result", r->res, eb2);
 		if (r->cflags)
 			flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
@@ -951,8 +983,7 @@ static void x_request(struct output *o, const struct model_request *r)
 			add(&v, fxt_arg_bool("dropped", true));
 		if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
 			add(&v, fxt_arg_str("posted_by", "task work"));
-		snprintf(name, sizeof(name), "CQE %s", op);
-		fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, name, v.a, v.n);
+		fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, on->cqe, v.a, v.n);
 		slot_flows(x, &p, SLOT_CQE, tthread(cqt));
 	}
 	late_flows(x, &p, 10);
@@ -1068,14 +1099,15 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 	struct task_out *t = c->request ? task_use(x, c->tid, ro ? ro->pid : 0) : NULL;
 	struct args v = { .n = 0 };
 	struct fxt_thread th;
-	char op[NAMES_MAX_LEN], name[NAMES_MAX_LEN + 16], eb[32], cb[128];
+	const char *name = "CQE (no request)";
+	char eb[32], cb[128];
 
 	if (!ro)
 		return;
 	if (c->request)
-		add(&v, fxt_arg_u64("request", c->request->id));
+		add(&v, arg_uint("request", c->request->id));
 	add(&v, fxt_arg_u32("ring", ro->number));
-	add(&v, fxt_arg_u64("user_data", c->user_data));
+	add(&v, arg_uint("user_data", c->user_data));
 	add_result(&v, "result", c->res, eb);
 	if (c->cflags)
 		flags_arg(&v, "cflags", c->cflags, cqe_flag_names, cb, sizeof(cb));
@@ -1084,9 +1116,7 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 	if (c->dropped)
 		add(&v, fxt_arg_bool("dropped", true));
 	if (c->request)
-		snprintf(name, sizeof(name), "CQE %s (more)", opname(x, c->request->opcode, op));
-	else
-		snprintf(name, sizeof(name), "CQE (no request)");
+		name = opnames(x, c->request->opcode)->more;
 	if (t)
 		th = tthread(t);
 	else if (!ring_track(x, ro, &th))
@@ -1105,7 +1135,7 @@ static void x_marker(struct output *o, const struct model_marker *m)
 	bool on_thread = m->kind == MARK_UNPAIRED_SYSCALL || !ro;
 
 	if (m->request_id)
-		add(&v, fxt_arg_u64("request", m->request_id));
+		add(&v, arg_uint("request", m->request_id));
 	if (ro)
 		add(&v, fxt_arg_u32("ring", ro->number));
 	switch (m->kind) {
@@ -1113,7 +1143,7 @@ static void x_marker(struct output *o, const struct model_marker *m)
 	case MARK_CQE_DROPPED:
 		snprintf(name, sizeof(name), m->kind == MARK_CQE_OVERFLOW ? "CQ overflow" :
 			 "CQE dropped");
-		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add(&v, arg_uint("user_data", m->user_data));
 		add_result(&v, "result", m->value, eb);
 		break;
 	case MARK_SHORT_WRITE:
@@ -1124,12 +1154,12 @@ static void x_marker(struct output *o, const struct model_marker *m)
 		break;
 	case MARK_REQ_FAILED:
 		snprintf(name, sizeof(name), "request failed");
-		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add(&v, arg_uint("user_data", m->user_data));
 		add_result(&v, "error", m->value, eb);
 		break;
 	case MARK_LINK_FAILED:
 		snprintf(name, sizeof(name), "link failed");
-		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add(&v, arg_uint("user_data", m->user_data));
 		add_result(&v, "result", m->value, eb);
 		break;
 	case MARK_UNPAIRED_SYSCALL:
@@ -1139,7 +1169,7 @@ static void x_marker(struct output *o, const struct model_marker *m)
 		break;
 	case MARK_UNMATCHED_EVENT:
 		snprintf(name, sizeof(name), "unmatched %s", ev_type_name((unsigned)m->c));
-		add(&v, fxt_arg_u64("user_data", m->user_data));
+		add(&v, arg_uint("user_data", m->user_data));
 		break;
 	default:
 		snprintf(name, sizeof(name), "%s", marker_kind_name(m->kind));
@@ -1163,7 +1193,7 @@ static void x_counter(struct output *o, const struct model_counter *c)
 		return;
 	snprintf(name, sizeof(name), "ring %u", ro->number);
 	fxt_counter(x->w, rel(x, c->ts), th, CAT, name, 0,
-		    FXT_ARGV(fxt_arg_i64(counter_kind_name(c->kind), c->value)));
+		    FXT_ARGV(arg_int(counter_kind_name(c->kind), c->value)));
 }
 
 /* ---------------------------------------------------------------- losses */
@@ -1409,6 +1439,12 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	add(&v, fxt_arg_u64("cqes_of_no_request", t->aux_cqes));
 	add(&v, fxt_arg_u64("unmatched_events", t->unmatched_events));
 	add(&v, fxt_arg_u64("warnings", t->nwarnings));
+	if (x->refused_slices || x->undrawable) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 " slices that would partially overlap another on "
+			 "their thread (Perfetto would drop one), %" PRIu64 " requests without timestamps",
+			 x->refused_slices, x->undrawable);
+		add(&v, fxt_arg_str("not_drawn", buf));
+	}
 	fxt_instant(x->w, ts, recording_thread(), CAT_META, "recording end", v.a, v.n);
 	for (size_t i = 0; i < nw; i++)
 		fxt_instant(x->w, ts, recording_thread(), CAT_META, "warning",
@@ -1445,6 +1481,9 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 					" requests found all %u lanes busy; they are drawn as \"lanes full\" markers on the ring's track, not as slices (raise --lanes)\n",
 					ro->number, ro->pid, ro->no_lane, ro->lanes.max);
 		}
+		if (x->refused_slices)
+			fprintf(stderr, "uring-convert: warning: %" PRIu64 " io-wq or system-call slices would partially overlap another on their thread (a damaged or approximate log): not drawn\n",
+				x->refused_slices);
 	}
 	fxt_writer_get_stats(x->w, &st);
 	r = fxt_writer_close(x->w);

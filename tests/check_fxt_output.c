@@ -842,6 +842,46 @@ START_TEST(test_link_timeout)
 }
 END_TEST
 
+/* A damaged log: two pieces of work on one worker that partially overlap.
+ * Perfetto would drop one of them; the second is left out, said so in the
+ * "recording end" marker, and its request's arrows skip it. */
+START_TEST(test_overlapping_work)
+{
+	struct scen sc;
+	struct conv c;
+	const struct fxtr_model *m;
+	const struct fxtr_thread *rec;
+	const struct fxtr_slice *e;
+
+	scen_open(&sc, "overlap.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x71, OP_WRITE, 1, IOSQE_ASYNC, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 2 * US, TID, PID, RING, 0x71, 1);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x72, OP_WRITE, 2, IOSQE_ASYNC, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 4 * US, TID, PID, RING, 0x72, 2);
+	ev_work(&sc, true, T0 + 10 * US, WORKER, PID, RING, 0x71);
+	ev_work(&sc, true, T0 + 12 * US, WORKER, PID, RING, 0x72);
+	ev_complete(&sc, T0 + 15 * US, WORKER, PID, RING, 0x71, 1, 4096, 0);
+	ev_work(&sc, false, T0 + 20 * US, WORKER, PID, RING, 0x72);
+	ev_complete(&sc, T0 + 22 * US, WORKER, PID, RING, 0x72, 2, 4096, 0);
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	m = c.m;
+
+	ck_assert_uint_eq(check_clean(m), 2);
+	ck_assert_uint_eq(count_named(m, PID, WORKER, "WRITE"), 1);
+	ck_assert_str_eq(request_path(m, 1),
+			 "app:submit WRITE > lane:WRITE > lane:io-wq queue > iou-wrk-100:WRITE > iou-wrk-100:CQE WRITE");
+	ck_assert_str_eq(request_path(m, 2), "app:submit WRITE > lane:WRITE > iou-wrk-100:CQE WRITE");
+	rec = thread_named(m, "recording");
+	e = fxtr_find_slice(m, rec->pid, rec->tid, "recording end", 0);
+	ck_assert_ptr_nonnull(strstr(str_arg(m, e, "not_drawn"), "1 slices that would partially overlap"));
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* -------------------------------------------------- CQEs and overflow */
 
 START_TEST(test_multishot_aux_overflow)
@@ -1522,6 +1562,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_link_chains);
 	tcase_add_test(tc, test_link_outside_selection);
 	tcase_add_test(tc, test_link_timeout);
+	tcase_add_test(tc, test_overlapping_work);
 	tcase_add_test(tc, test_multishot_aux_overflow);
 	tcase_add_test(tc, test_losses_and_ends);
 	tcase_add_test(tc, test_lane_limit_default);
