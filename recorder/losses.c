@@ -23,7 +23,8 @@ void losses_free(struct losses *l)
 	l->count = NULL;
 }
 
-int losses_read(struct losses *l, int loss_map_fd, const struct user_losses *ul)
+int losses_read(struct losses *l, int loss_map_fd, const struct user_losses *ul,
+		const struct user_losses *ul2)
 {
 	uint64_t *values = calloc(l->ncpus, sizeof(*values));
 	int err = 0;
@@ -46,10 +47,12 @@ int losses_read(struct losses *l, int loss_map_fd, const struct user_losses *ul)
 			}
 		}
 	}
-	for (unsigned c = 0; c < l->ncpus && c < ul->ncpus; c++) {
+	for (unsigned c = 0; c < l->ncpus; c++) {
 		for (unsigned type = 0; type < EV_TYPE_LIMIT; type++) {
-			uint64_t v = user_loss(ul, c, type);
+			uint64_t v = c < ul->ncpus ? user_loss(ul, c, type) : 0;
 
+			if (ul2 && c < ul2->ncpus)
+				v += user_loss(ul2, c, type);
 			*losses_at(l, EV_LOSS_USER_QUEUE, c, type) = v;
 			l->total[EV_LOSS_USER_QUEUE] += v;
 		}

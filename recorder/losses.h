@@ -33,9 +33,10 @@ static inline uint64_t *losses_at(const struct losses *l, unsigned kind, unsigne
 
 /*
  * Refresh from the BPF map (fd of the PERCPU_ARRAY "loss_counts") and the
- * recorder's own counters.  Returns 0 or a negative errno.
+ * recorder's own counters (ul2 may be NULL).  Returns 0 or a negative errno.
  */
-int losses_read(struct losses *l, int loss_map_fd, const struct user_losses *ul);
+int losses_read(struct losses *l, int loss_map_fd, const struct user_losses *ul,
+		const struct user_losses *ul2);
 
 /*
  * A LOSS frame: for every CPU and kind a total row (event_type 0), then a

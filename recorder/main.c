@@ -494,32 +494,31 @@ static int write_tasks(struct recorder *r, const struct task_scan *scan)
 
 /* --------------------------------------------------------- frames */
 
-static void push_loss(struct recorder *r)
+/* The writer's own drops are read only once it has ended (final). */
+static struct frame *loss_frame(struct recorder *r, bool final)
 {
-	struct frame *f;
-	int err = losses_read(&r->losses, bpf_map__fd(r->skel->maps.loss_counts), &r->rb.ul);
+	int err = losses_read(&r->losses, bpf_map__fd(r->skel->maps.loss_counts), &r->rb.ul,
+			      final ? &r->writer.ul : NULL);
 
 	if (err)
 		msg_verbose("cannot read the loss counters: %s", strerror(-err));
-	f = losses_frame(&r->losses);
-	if (f)
-		fq_push(&r->q, f);
+	return losses_frame(&r->losses);
 }
 
-static void push_clock(struct recorder *r)
+static struct frame *clock_frame(void)
 {
 	struct log_clock_snapshot snap;
 	struct frame *f = frame_new(LOG_FRAME_CLOCK, LOG_STREAM_GLOBAL, sizeof(snap));
 
 	if (!f)
-		return;
+		return NULL;
 	clock_snapshot(&snap);
 	frame_add_bytes(f, &snap, sizeof(snap), 1);
 	f->first_ts = f->last_ts = snap.boot_ns;
-	fq_push(&r->q, f);
+	return f;
 }
 
-static void push_stats(struct recorder *r)
+static struct frame *stats_frame(struct recorder *r)
 {
 	struct json_out o;
 	struct rusage ru;
@@ -535,6 +534,7 @@ static void push_stats(struct recorder *r)
 	json_kv_u64(&o, "bytes_copied", r->rb.bytes);
 	json_kv_u64(&o, "malformed_records", r->rb.malformed);
 	json_kv_u64(&o, "frames_dropped", r->rb.frames_dropped);
+	json_kv_u64(&o, "dropped_past_max_size", r->writer.ul.total);
 	json_kv_u64(&o, "queue_peak_bytes", r->q.peak_bytes);
 	json_kv_u64(&o, "kernel_lost_placed", r->rb.kernel_lost_reported);
 	json_kv_u64(&o, "kernel_lost_at_stop", r->pending_at_stop);
@@ -548,13 +548,29 @@ static void push_stats(struct recorder *r)
 	json_obj_end(&o);
 	text = json_out_steal(&o, &len);
 	if (!text)
-		return;
+		return NULL;
 	f = frame_new(LOG_FRAME_STATS, LOG_STREAM_GLOBAL, len);
-	if (f) {
+	if (f)
 		frame_add_bytes(f, text, len, 1);
-		fq_push(&r->q, f);
-	}
 	free(text);
+	return f;
+}
+
+/* While the writer thread runs. */
+static void push(struct recorder *r, struct frame *f)
+{
+	if (f)
+		fq_push(&r->q, f);
+}
+
+/* After it ended: the main thread owns the log writer again. */
+static void write_now(struct recorder *r, struct frame *f)
+{
+	if (!f)
+		return;
+	if (!log_writer_error(r->lw))
+		frame_write(r->lw, f);
+	frame_free(f);
 }
 
 static void add_at_stop(void *arg, unsigned cpu, const struct ev_lost *rec)
@@ -643,13 +659,13 @@ static void run(struct recorder *r)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {
 			ringbufs_flush(&r->rb, false);
-			push_loss(r);
+			push(r, loss_frame(r, false));
 			next_flush += r->env.flush_ns;
 			if (next_flush <= now)
 				next_flush = now + r->env.flush_ns;
 		}
 		if (now >= next_clock) {
-			push_clock(r);
+			push(r, clock_frame());
 			next_clock += CLOCK_PERIOD_NS;
 		}
 		status_update(&r->status, now, r->rb.records,
@@ -707,10 +723,11 @@ static int finish(struct recorder *r)
 	r->pending_at_stop = losses_pending_at_stop(bpf_map__fd(r->skel->maps.cpu_states),
 						    r->ncpus, add_at_stop, r);
 	ringbufs_flush(&r->rb, true);
-	push_loss(r);
-	push_clock(r);
-	push_stats(r);
+	/* The last frames follow every event frame, whatever the writer dropped. */
 	writer_stop(&r->writer);
+	write_now(r, loss_frame(r, true));
+	write_now(r, clock_frame());
+	write_now(r, stats_frame(r));
 
 	/* The at-stop records went through the consumer too. */
 	kernel_lost = r->losses.total[EV_LOSS_RING_FULL] + r->losses.total[EV_LOSS_NO_RING];
@@ -718,14 +735,14 @@ static int finish(struct recorder *r)
 		msg_warn("internal: %" PRIu64 " events counted lost, %" PRIu64 " placed in time",
 			 kernel_lost, r->rb.kernel_lost_reported);
 	records = atomic_load(&r->writer.events_written);
-	lost = kernel_lost + r->rb.ul.total;
+	lost = kernel_lost + r->rb.ul.total + r->writer.ul.total;
 	end = end_json(r, records, lost);
 	memset(&sum, 0, sizeof(sum));
 	sum.path = r->env.output;
 	sum.duration_ns = clock_mono_ns() - r->start_mono;
 	sum.events = records;
 	sum.kernel_lost = kernel_lost;
-	sum.user_lost = r->rb.ul.total;
+	sum.user_lost = r->rb.ul.total + r->writer.ul.total;
 	sum.discarded = atomic_load(&r->writer.events_discarded);
 	sum.raw_bytes = log_writer_raw_bytes(r->lw);
 	sum.losses = &r->losses;
@@ -915,7 +932,8 @@ static int setup(struct recorder *r)
 	if (!ret)
 		ret = ringbufs_watch(&r->rb, r->wakefd, TAG_WRITER);
 	if (!ret)
-		ret = writer_start(&r->writer, r->lw, &r->q, r->env.max_size, r->wakefd);
+		ret = writer_start(&r->writer, r->lw, &r->q, r->ncpus, r->env.max_size,
+				   r->wakefd);
 	if (ret) {
 		msg_error("cannot start: %s", strerror(-ret));
 		return ret;
@@ -927,6 +945,7 @@ static void cleanup(struct recorder *r, bool failed)
 {
 	if (r->writer.running)
 		writer_stop(&r->writer);
+	writer_free(&r->writer);
 	if (r->have_cmd && !r->cmd_released)
 		command_abort(&r->cmd);
 	if (r->lw) {

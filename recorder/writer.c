@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,7 +16,7 @@ static void wake_main(struct writer *w)
 	}
 }
 
-static void write_one(struct writer *w, struct frame *f)
+int frame_write(struct log_writer *lw, const struct frame *f)
 {
 	struct log_frame_desc d = {
 		.type = f->type,
@@ -25,6 +26,12 @@ static void write_one(struct writer *w, struct frame *f)
 		.first_ts = f->first_ts == UINT64_MAX ? 0 : f->first_ts,
 		.last_ts = f->last_ts,
 	};
+
+	return log_write_frame(lw, &d, f->data, f->len);
+}
+
+static void write_one(struct writer *w, struct frame *f)
+{
 	uint64_t bytes;
 	int ret;
 
@@ -33,7 +40,12 @@ static void write_one(struct writer *w, struct frame *f)
 			atomic_fetch_add(&w->events_discarded, f->events);
 		return;
 	}
-	ret = log_write_frame(w->lw, &d, f->data, f->len);
+	if (f->type == LOG_FRAME_EVENTS && atomic_load(&w->max_size_hit)) {
+		frame_drop_events(f, &w->ul);
+		if (!f->count)
+			return;
+	}
+	ret = frame_write(w->lw, f);
 	if (ret) {
 		atomic_store(&w->error, ret);
 		if (f->type == LOG_FRAME_EVENTS)
@@ -63,10 +75,12 @@ static void *writer_main(void *arg)
 }
 
 int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
-		 uint64_t max_size, int wake_fd)
+		 unsigned ncpus, uint64_t max_size, int wake_fd)
 {
 	int ret;
 
+	if (user_losses_init(&w->ul, ncpus))
+		return -ENOMEM;
 	w->lw = lw;
 	w->q = q;
 	w->max_size = max_size;
@@ -78,8 +92,10 @@ int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
 	atomic_init(&w->error, 0);
 	atomic_init(&w->max_size_hit, false);
 	ret = pthread_create(&w->thread, NULL, writer_main, w);
-	if (ret)
+	if (ret) {
+		user_losses_free(&w->ul);
 		return -ret;
+	}
 	w->running = true;
 	return 0;
 }
@@ -91,4 +107,9 @@ void writer_stop(struct writer *w)
 	fq_close(w->q);
 	pthread_join(w->thread, NULL);
 	w->running = false;
+}
+
+void writer_free(struct writer *w)
+{
+	user_losses_free(&w->ul);
 }

@@ -7,7 +7,10 @@
  * A write error (disk full, file too large) stops the writing: later frames
  * are discarded (and counted) and the main loop is woken through wake_fd to
  * stop the recording; log_writer has already cut the file back to its last
- * complete frame.
+ * complete frame.  Once the log reaches --max-size, the events of later
+ * EVENTS frames are dropped like a full queue's (counted in ul, placed in
+ * time by "lost" markers, which are still written), so the log ends near
+ * the limit instead of a queue's worth past it.
  */
 #ifndef RINGSIDE_RECORDER_WRITER_H
 #define RINGSIDE_RECORDER_WRITER_H
@@ -33,11 +36,16 @@ struct writer {
 	atomic_uint_fast64_t events_discarded;	/* after an error */
 	atomic_int error;		/* first write error, -errno */
 	atomic_bool max_size_hit;
+	struct user_losses ul;		/* dropped past --max-size; read after stop */
 };
 
 int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
-		 uint64_t max_size, int wake_fd);
+		 unsigned ncpus, uint64_t max_size, int wake_fd);
 /* Close the queue, write what is in it, and join the thread. */
 void writer_stop(struct writer *w);
+void writer_free(struct writer *w);
+
+/* Append one frame to the log (the writer thread, or anyone once it ended). */
+int frame_write(struct log_writer *lw, const struct frame *f);
 
 #endif
