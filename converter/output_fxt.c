@@ -21,9 +21,13 @@
  *     of its target unless the target is a descendant (then from the
  *     source's start).  So the request's flow goes submit anchor -> lifetime
  *     -> the step that ends where the next thread takes over ("io-wq queue"
- *     -> worker slice, "poll wait" -> completion) -> completion anchor, and
- *     a link arrow goes from a member's lifetime (drawn from its end, the
- *     completion) to the step of the next member that starts there.
+ *     -> worker slice, "poll wait" -> completion) -> completion anchor.  A
+ *     link arrow goes from the member of a link that finished first to the
+ *     other one at that moment: from a lifetime (drawn from its end) to
+ *     the step that starts there.  Members are delivered as they finish,
+ *     in either order, so it is written when the second one arrives, and
+ *     the end on the member drawn earlier is written late on its lane at
+ *     the start of its step that contains that moment (drawn_slice_at()).
  *   - Counters are per process: "ring N:<counter>:0" under the ring's owner.
  *   - Names come only from kernel-object records, which Perfetto applies
  *     before any event wherever they are in the file: they are written at
@@ -51,7 +55,7 @@
 #define CAT "io_uring"
 #define CAT_META "ringside"
 #define MAX_WARNING_MARKERS 100
-#define ECANCELED_VALUE 125		/* the kernel's ECANCELED on every arch we read */
+#define ECANCELED_VALUE 125		/* asm-generic ECANCELED, as the model uses */
 #define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
 
 /* A thread of the recording. */
@@ -70,7 +74,6 @@ struct ring_out {
 	uint32_t track;			/* koid of "ring N (fd F)", 0 until used */
 	struct fxt_lanes lanes;
 	uint64_t no_lane;		/* requests that found every lane busy */
-	uint64_t drawn;			/* lifetimes drawn on lanes */
 };
 
 #define MAX_PHASES 10
@@ -132,9 +135,8 @@ struct fxo {
 	uint64_t lost_total;
 	bool lost_counter_started;
 	bool oom;
-	/* what was drawn, for the "recording end" marker and the tests */
-	uint64_t requests, lifetimes, no_lane, undrawable, flows, link_arrows,
-		 worker_slices, refused_slices, syscalls;
+	/* for the "recording end" marker */
+	uint64_t requests, no_lane, undrawable, refused_slices, syscalls;
 };
 
 #define X(o) ((struct fxo *)(void *)(o))
@@ -763,8 +765,6 @@ static void x_request(struct output *o, const struct model_request *r)
 		}
 		if (lane >= 0) {
 			lane_th = FXT_THREAD(ro->pid, ro->lanes.koid[lane]);
-			ro->drawn++;
-			x->lifetimes++;
 		} else {
 			ro->no_lane++;
 			x->no_lane++;
@@ -855,7 +855,6 @@ static void x_request(struct output *o, const struct model_request *r)
 		}
 		if (np >= 2) {
 			p.flow_id = new_flow(x);
-			x->flows++;
 			for (unsigned i = 0; i < np; i++)
 				p.flow[pts[i]] = i == 0 ? 8 : i + 1 == np ? 10 : 9;
 		}
@@ -879,7 +878,6 @@ static void x_request(struct output *o, const struct model_request *r)
 			}
 		}
 		lp->id = new_flow(x);
-		x->link_arrows++;
 	}
 
 	late_flows(x, &p, 8);
@@ -952,7 +950,6 @@ static void x_request(struct output *o, const struct model_request *r)
 		bool approx = r->modifiers & REQM_WORKER_APPROX;
 		struct args v = { .n = 0 };
 
-		x->worker_slices++;
 		add(&v, arg_uint("request", r->id));
 		add(&v, fxt_arg_u32("ring", ro->number));
 		add(&v, arg_uint("user_data", r->user_data));

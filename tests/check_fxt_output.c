@@ -1525,6 +1525,15 @@ START_TEST(test_cli)
 		}
 	}
 	{
+		/* A full disk: one line naming the file, exit 1. */
+		const char *args[] = { "-q", "--force", "--format=fxt", "-o", "/dev/full", sc.path, NULL };
+
+		ck_assert_int_eq(run_cli(args, "/dev/null", &err), 1);
+		ck_assert_ptr_nonnull(strstr(err, "/dev/full: write error"));
+		ck_assert_uint_eq(lines(err), 1);
+		free(err);
+	}
+	{
 		/* Writing over the log itself is refused. */
 		const char *args[] = { "--force", "--format=fxt", "-o", sc.path, sc.path, NULL };
 
