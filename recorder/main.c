@@ -917,8 +917,10 @@ static int setup(struct recorder *r)
 
 	ret = probes_setup(&r->probes, &r->skel, &r->env, r->btf, &r->tracefs, configure_skel,
 			   skel_loaded, r);
-	if (ret)
+	if (ret) {
+		r->skel = NULL;		/* probes_setup() destroyed what it loaded */
 		return ret;
+	}
 	learn_fops(r);
 	ret = start_recording(r, &tasks);
 	if (!ret)
