@@ -65,6 +65,11 @@ HARDENING_LIVE_TESTS = \
 TESTS += $(HARDENING_LIVE_TESTS)
 endif
 endif
+# Old recordings convert forever: the golden log of every format version,
+# written by the real recorder, converts to exactly the kept outputs.
+TESTS += tests/hardening/golden_logs.sh
+EXTRA_DIST += tests/hardening/golden_logs.sh tests/golden/README \
+	tests/golden/real_v1.0.log tests/golden/real_v1.0.txt tests/golden/real_v1.0
 EXTRA_DIST += tests/hardening/kill_random.sh tests/hardening/kill_random.py \
 	tests/hardening/tmpfs_full.sh tests/hardening/saturate.sh \
 	tests/hardening/saturate.py
