@@ -317,18 +317,25 @@ static void ring_add_worker(struct model *m, struct ring_state *rs, struct task_
 	announce_ring(m, rs);
 }
 
-static void marker(struct model *m, enum marker_kind kind, const struct ev_header *h,
-		   const struct ring_state *rs, const struct req *rq, int64_t value,
-		   uint64_t user_data, uint64_t a, uint64_t b, uint64_t c)
+static void marker_id(struct model *m, enum marker_kind kind, const struct ev_header *h,
+		      const struct ring_state *rs, uint64_t request_id, int64_t value,
+		      uint64_t user_data, uint64_t a, uint64_t b, uint64_t c)
 {
 	struct model_marker mk = {
 		.kind = kind, .ts = h->ts, .tid = h->tid, .pid = h->tgid,
-		.ring = rs ? &rs->r : NULL, .request_id = rq ? rq->r.id : 0,
+		.ring = rs ? &rs->r : NULL, .request_id = request_id,
 		.user_data = user_data, .value = value, .a = a, .b = b, .c = c,
 	};
 
 	if (m->ops->marker)
 		m->ops->marker(m->out, &mk);
+}
+
+static void marker(struct model *m, enum marker_kind kind, const struct ev_header *h,
+		   const struct ring_state *rs, const struct req *rq, int64_t value,
+		   uint64_t user_data, uint64_t a, uint64_t b, uint64_t c)
+{
+	marker_id(m, kind, h, rs, rq ? rq->r.id : 0, value, user_data, a, b, c);
 }
 
 /* ------------------------------------------------------------- requests */
@@ -1337,6 +1344,7 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 	struct ring_state *rs = ring_get(m, e->ring);
 	bool dropped = e->flags & EVF_CQE_DROPPED;
 	struct req *rq = NULL;
+	uint64_t rq_id = 0;
 
 	if (!rs)
 		return;
@@ -1344,7 +1352,7 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 	if (ts && ts->last_cqe_req && ts->last_cqe_seq == prev_seq &&
 	    ts->last_cqe_req->ring == rs && ts->last_cqe_req->r.user_data == e->user_data) {
 		rq = ts->last_cqe_req;
-		m->cur_req = rq->r.id;
+		m->cur_req = rq_id = rq->r.id;
 		rq->r.modifiers |= REQM_CQ_OVERFLOW | (dropped ? REQM_CQE_DROPPED : 0);
 		if (!rq->r.overflow_ts)
 			rq->r.overflow_ts = e->ts;
@@ -1358,12 +1366,14 @@ static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
 			.user_data = e->user_data, .cflags = e->cflags,
 		};
 
+		/* on_complete() may deliver and free rq: keep its id. */
+		rq_id = rq ? rq->r.id : 0;
 		on_complete(m, &fake, ts, true, dropped);
 		if (ts)
 			ts->last_cqe_req = NULL;	/* only a real complete pairs with an overflow */
 	}
-	marker(m, dropped ? MARK_CQE_DROPPED : MARK_CQE_OVERFLOW, HDR(e), rs, rq, e->res,
-	       e->user_data, e->cflags, 0, 0);
+	marker_id(m, dropped ? MARK_CQE_DROPPED : MARK_CQE_OVERFLOW, HDR(e), rs, rq_id, e->res,
+		  e->user_data, e->cflags, 0, 0);
 }
 
 static void on_poll_arm(struct model *m, const struct ev_poll_arm *e)

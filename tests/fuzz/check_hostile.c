@@ -307,6 +307,38 @@ START_TEST(test_control_characters)
 }
 END_TEST
 
+/*
+ * fuzz_convert_json, regressions/model-overflow-marker-use-after-free: on
+ * 6.18 an overflowing CQE fires only cqe_overflow; the model completes
+ * the request from it and, when the CQE was posted on a thread that does
+ * not use io_uring (an io-wq worker without traced work), delivers and
+ * frees it at once -- then read its id for the overflow marker.  The
+ * marker must name the request (ASan: heap-use-after-free; without ASan
+ * the id read was the allocator's free-list pointer).
+ */
+START_TEST(test_overflow_marker_after_free)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "overflow.log");
+	ev_submit(&sc, T0 + 1000, 1, 1, RING, 0xa1, 22, 7, 0, 0);
+	ev_overflow(&sc, T0 + 2000, 50, 1, RING, 7, 4096, false);
+	scen_finish(&sc);
+	c = convert_capture(sc.path, NULL);
+	r = req_by_ud(c, 7);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
+	for (size_t i = 0; i < c->nmark; i++)
+		if (c->mark[i].kind == MARK_CQE_OVERFLOW)
+			ck_assert_uint_eq(c->mark[i].request_id, r->id);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* ------------------------------------------- recorder failures */
 
 /*
@@ -399,6 +431,7 @@ static Suite *hostile_suite(void)
 	tcase_add_test(tc, test_comm_field_size);
 	tcase_add_test(tc, test_frame_count_huge);
 	tcase_add_test(tc, test_control_characters);
+	tcase_add_test(tc, test_overflow_marker_after_free);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("recorder_failures");
 	tcase_add_test(tc, test_write_error_end);
