@@ -23,6 +23,7 @@ void fxt_lanes_init(struct fxt_lanes *l, unsigned max)
 void fxt_lanes_free(struct fxt_lanes *l)
 {
 	free(l->last_end);
+	free(l->last_zero);
 	free(l->koid);
 	memset(l, 0, sizeof(*l));
 }
@@ -35,8 +36,10 @@ int fxt_lanes_place(struct fxt_lanes *l, uint64_t start, uint64_t end, bool *ope
 	if (end < start)
 		end = start;
 	for (i = 0; i < l->n; i++) {
-		if (l->last_end[i] <= start) {
+		if (l->last_end[i] < start ||
+		    (l->last_end[i] == start && !(l->last_zero[i] && end == start))) {
 			l->last_end[i] = end;
+			l->last_zero[i] = end == start;
 			return (int)i;
 		}
 	}
@@ -46,6 +49,7 @@ int fxt_lanes_place(struct fxt_lanes *l, uint64_t start, uint64_t end, bool *ope
 		unsigned cap = l->cap ? l->cap * 2 : 4;
 		uint64_t *e;
 		uint32_t *k;
+		bool *z;
 
 		if (cap > l->max)
 			cap = l->max;
@@ -57,12 +61,30 @@ int fxt_lanes_place(struct fxt_lanes *l, uint64_t start, uint64_t end, bool *ope
 		if (!k)
 			return -ENOMEM;
 		l->koid = k;
+		z = realloc(l->last_zero, cap * sizeof(*z));
+		if (!z)
+			return -ENOMEM;
+		l->last_zero = z;
 		l->cap = cap;
 	}
 	l->last_end[l->n] = end;
+	l->last_zero[l->n] = end == start;
 	l->koid[l->n] = 0;
 	*opened = true;
 	return (int)l->n++;
+}
+
+bool fxt_instant_guard_admit(struct fxt_instant_guard *g, uint64_t ts)
+{
+	if (g->run && g->ts == ts) {
+		if (g->run >= FXT_INSTANT_RUN)
+			return false;
+		g->run++;
+		return true;
+	}
+	g->ts = ts;
+	g->run = 1;
+	return true;
 }
 
 bool fxt_span_guard_admit(struct fxt_span_guard *g, uint64_t start, uint64_t end)

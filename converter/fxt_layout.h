@@ -15,7 +15,9 @@
  *   lane whose last lifetime ended at or before the request's start.
  *   Every placement starts at or after the lane's previous end, so a
  *   lane's lifetimes are in time order and pairwise disjoint (touching
- *   is allowed: Perfetto closes the earlier slice first).  When every
+ *   is allowed: Perfetto closes the earlier slice first).  The exception
+ *   is two zero-length lifetimes at the same time, which Perfetto stacks
+ *   like instants: those go to different lanes.  When every
  *   lane is busy and the limit is reached the request gets no lane; the
  *   caller counts and shows it.
  *
@@ -62,6 +64,7 @@ uint32_t fxt_koids_next(struct fxt_koids *k);
 /* One ring's lanes. */
 struct fxt_lanes {
 	uint64_t *last_end;		/* per lane: end of its last lifetime */
+	bool *last_zero;		/* per lane: ... which had zero length */
 	uint32_t *koid;			/* per lane: its thread koid */
 	unsigned n;			/* lanes opened so far */
 	unsigned cap;
@@ -78,6 +81,23 @@ void fxt_lanes_free(struct fxt_lanes *l);
  * -ENOMEM: out of memory (nothing changed).
  */
 int fxt_lanes_place(struct fxt_lanes *l, uint64_t start, uint64_t end, bool *opened);
+
+/*
+ * Instant guard: Perfetto stacks zero-length slices at the same time on a
+ * thread and drops what goes deeper than 512.  Only a damaged or hostile
+ * log puts hundreds of events of one thread at one nanosecond; past
+ * FXT_INSTANT_RUN consecutive instants at one time on a track, the caller
+ * leaves the rest out (and counts them).
+ */
+#define FXT_INSTANT_RUN 128
+
+struct fxt_instant_guard {
+	uint64_t ts;
+	unsigned run;
+};
+
+/* true when one more instant at ts may go on this track. */
+bool fxt_instant_guard_admit(struct fxt_instant_guard *g, uint64_t ts);
 
 #define FXT_GUARD_SPANS 8
 

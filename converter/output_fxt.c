@@ -65,6 +65,7 @@ struct task_out {
 	const struct model_task *task;	/* NULL: never announced */
 	bool used;			/* an event was written on it */
 	struct fxt_span_guard guard;	/* its duration slices */
+	struct fxt_instant_guard ig;	/* its instants */
 };
 
 struct ring_out {
@@ -72,6 +73,7 @@ struct ring_out {
 	unsigned number;
 	uint64_t pid;			/* owning process koid (fixed at first use) */
 	uint32_t track;			/* koid of "ring N (fd F)", 0 until used */
+	struct fxt_instant_guard ig;	/* instants on that track */
 	struct fxt_lanes lanes;
 	uint64_t no_lane;		/* requests that found every lane busy */
 };
@@ -104,6 +106,7 @@ struct loss_track {
 	unsigned cpu;
 	uint32_t koid;
 	uint64_t last_end;		/* end of its last window slice (boot ns) */
+	struct fxt_instant_guard ig;
 };
 
 /* The names of an opcode's slices, formatted once. */
@@ -134,9 +137,10 @@ struct fxo {
 	uint64_t next_flow;
 	uint64_t lost_total;
 	bool lost_counter_started;
+	struct fxt_instant_guard rec_ig;	/* markers on the recording thread */
 	bool oom;
 	/* for the "recording end" marker */
-	uint64_t requests, no_lane, undrawable, refused_slices, syscalls;
+	uint64_t requests, no_lane, undrawable, refused_slices, refused_instants, syscalls;
 };
 
 #define X(o) ((struct fxo *)(void *)(o))
@@ -227,7 +231,9 @@ static struct task_out *task_use(struct fxo *x, uint32_t tid, uint64_t pid_hint)
 {
 	struct task_out *t;
 
-	if (!tid)
+	/* Linux tids and pids are below PID_MAX_LIMIT (2^22): anything at or
+	 * above our synthetic koids comes from a damaged log. */
+	if (!tid || tid >= FXT_KOID_RINGSIDE)
 		return NULL;
 	t = task_entry(x, tid);
 	if (!t)
@@ -235,7 +241,7 @@ static struct task_out *task_use(struct fxo *x, uint32_t tid, uint64_t pid_hint)
 	if (!t->used) {
 		uint64_t pid = t->task && t->task->pid ? t->task->pid : pid_hint;
 
-		t->pid = pid ? pid : tid;
+		t->pid = pid && pid < FXT_KOID_RINGSIDE ? pid : tid;
 		t->used = true;
 	}
 	return t;
@@ -284,9 +290,21 @@ static struct ring_out *ring_use(struct fxo *x, const struct model_ring *r, uint
 			pid_hint = t->task->pid;
 	}
 	ro->pid = r->pid ? r->pid : pid_hint ? pid_hint : FXT_KOID_RINGSIDE;
+	if (ro->pid > FXT_KOID_RINGSIDE)
+		ro->pid = FXT_KOID_RINGSIDE;
 	fxt_lanes_init(&ro->lanes, x->max_lanes);
 	x->rings[r->number] = ro;
 	return ro;
+}
+
+/* One more instant at ts on a track, unless it would stack too deep
+ * (fxt_layout.h: only a damaged log does that); counted. */
+static bool instant_ok(struct fxo *x, struct fxt_instant_guard *g, uint64_t ts)
+{
+	if (fxt_instant_guard_admit(g, ts))
+		return true;
+	x->refused_instants++;
+	return false;
 }
 
 /* The ring's own track ("ring N (fd F)"): markers and counters. */
@@ -806,7 +824,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	/* ---- threads: submission, io-wq work, completion */
 	if (r->submit_ts && r->submit_tid) {
 		sub = task_use(x, r->submit_tid, r->submit_pid ? r->submit_pid : ro->pid);
-		if (sub) {
+		if (sub && instant_ok(x, &sub->ig, r->submit_ts)) {
 			p.on[SLOT_SUBMIT] = true;
 			p.ts[SLOT_SUBMIT] = r->submit_ts;
 		}
@@ -826,7 +844,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	}
 	if (r->complete_ts && r->complete_tid) {
 		cqt = task_use(x, r->complete_tid, ro->pid);
-		if (cqt) {
+		if (cqt && instant_ok(x, &cqt->ig, r->complete_ts)) {
 			p.on[SLOT_CQE] = true;
 			p.ts[SLOT_CQE] = r->complete_ts;
 		}
@@ -939,7 +957,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	} else {
 		struct fxt_thread th;
 
-		if (ring_track(x, ro, &th))
+		if (ring_track(x, ro, &th) && instant_ok(x, &ro->ig, start))
 			fxt_instant(x->w, rel(x, start), th, CAT, "lanes full",
 				    FXT_ARGV(arg_uint("request", r->id), fxt_arg_str("opcode", op),
 					     arg_uint("user_data", r->user_data),
@@ -1114,10 +1132,13 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 		add(&v, fxt_arg_bool("dropped", true));
 	if (c->request)
 		name = opnames(x, c->request->opcode)->more;
-	if (t)
+	if (t) {
 		th = tthread(t);
-	else if (!ring_track(x, ro, &th))
+		if (!instant_ok(x, &t->ig, c->ts))
+			return;
+	} else if (!ring_track(x, ro, &th) || !instant_ok(x, &ro->ig, c->ts)) {
 		return;
+	}
 	fxt_instant(x->w, rel(x, c->ts), th, CAT, name, v.a, v.n);
 }
 
@@ -1127,6 +1148,7 @@ static void x_marker(struct output *o, const struct model_marker *m)
 	struct ring_out *ro = ring_use(x, m->ring, m->pid);
 	struct args v = { .n = 0 };
 	struct fxt_thread th = recording_thread();
+	struct fxt_instant_guard *g = &x->rec_ig;
 	struct task_out *t;
 	char name[96], eb[32];
 	bool on_thread = m->kind == MARK_UNPAIRED_SYSCALL || !ro;
@@ -1172,11 +1194,14 @@ static void x_marker(struct output *o, const struct model_marker *m)
 		snprintf(name, sizeof(name), "%s", marker_kind_name(m->kind));
 		break;
 	}
-	if (on_thread && (t = task_use(x, m->tid, m->pid)) != NULL)
+	if (on_thread && (t = task_use(x, m->tid, m->pid)) != NULL) {
 		th = tthread(t);
-	else if (ro)
-		ring_track(x, ro, &th);
-	fxt_instant(x->w, rel(x, m->ts), th, CAT, name, v.a, v.n);
+		g = &t->ig;
+	} else if (ro && ring_track(x, ro, &th)) {
+		g = &ro->ig;
+	}
+	if (instant_ok(x, g, m->ts))
+		fxt_instant(x->w, rel(x, m->ts), th, CAT, name, v.a, v.n);
 }
 
 static void x_counter(struct output *o, const struct model_counter *c)
@@ -1250,7 +1275,8 @@ static void x_loss(struct output *o, const struct model_loss *l)
 		lt->last_end = max_u64(lt->last_end, last);
 	} else {
 		add(&v, fxt_arg_u64("window_ns", last - first));
-		fxt_instant(x->w, rel(x, first), th, CAT_META, name, v.a, v.n);
+		if (instant_ok(x, &lt->ig, first))
+			fxt_instant(x->w, rel(x, first), th, CAT_META, name, v.a, v.n);
 	}
 	if (l->count) {
 		if (!x->lost_counter_started) {
@@ -1436,10 +1462,12 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	add(&v, fxt_arg_u64("cqes_of_no_request", t->aux_cqes));
 	add(&v, fxt_arg_u64("unmatched_events", t->unmatched_events));
 	add(&v, fxt_arg_u64("warnings", t->nwarnings));
-	if (x->refused_slices || x->undrawable) {
+	if (x->refused_slices || x->refused_instants || x->undrawable) {
 		snprintf(buf, sizeof(buf), "%" PRIu64 " slices that would partially overlap another on "
-			 "their thread (Perfetto would drop one), %" PRIu64 " requests without timestamps",
-			 x->refused_slices, x->undrawable);
+			 "their thread (Perfetto would drop one), %" PRIu64 " instants past %u at one "
+			 "time on one track (Perfetto would drop them), %" PRIu64
+			 " requests without timestamps", x->refused_slices, x->refused_instants,
+			 FXT_INSTANT_RUN, x->undrawable);
 		add(&v, fxt_arg_str("not_drawn", buf));
 	}
 	fxt_instant(x->w, ts, recording_thread(), CAT_META, "recording end", v.a, v.n);
@@ -1481,6 +1509,9 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 		if (x->refused_slices)
 			fprintf(stderr, "uring-convert: warning: %" PRIu64 " io-wq or system-call slices would partially overlap another on their thread (a damaged or approximate log): not drawn\n",
 				x->refused_slices);
+		if (x->refused_instants)
+			fprintf(stderr, "uring-convert: warning: %" PRIu64 " markers past %u at one nanosecond on one track (a damaged log): not drawn\n",
+				x->refused_instants, FXT_INSTANT_RUN);
 	}
 	fxt_writer_get_stats(x->w, &st);
 	r = fxt_writer_close(x->w);

@@ -882,6 +882,50 @@ START_TEST(test_overlapping_work)
 }
 END_TEST
 
+/* A hostile log: 400 requests submitted and completed at one nanosecond
+ * on one thread, and a thread id in the range of the synthetic koids.
+ * Perfetto stacks zero-length slices at one time and drops what goes past
+ * depth 512: the output stays clean, says what it left out, and keeps
+ * the impossible thread id off the lanes. */
+START_TEST(test_hostile_same_time)
+{
+	struct scen sc;
+	struct conv c;
+	const struct fxtr_model *m;
+	const struct fxtr_thread *rec;
+	const struct fxtr_slice *e;
+	size_t lanes;
+
+	scen_open(&sc, "hostile.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	for (unsigned i = 0; i < 400; i++)
+		ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x5000 + i, OP_NOP, 5000 + i, 0, 0);
+	for (unsigned i = 0; i < 400; i++)
+		ev_complete(&sc, T0 + 5 * US, TID, PID, RING, 0x5000 + i, 5000 + i, 0, 0);
+	ev_submit(&sc, T0 + 6 * US, FXT_KOID_FIRST, FXT_KOID_FIRST, RING, 0x6000, OP_NOP, 6000, 0, 0);
+	ev_complete(&sc, T0 + 7 * US, FXT_KOID_FIRST, FXT_KOID_FIRST, RING, 0x6000, 6000, 0, 0);
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	m = c.m;
+
+	check_clean(m);
+	ck_assert_uint_eq(lane_lifetimes(m, "ring 1", &lanes), 64 + 1);
+	ck_assert_uint_eq(lanes, 64);
+	ck_assert_uint_le(count_named(m, PID, TID, "submit NOP"), FXT_INSTANT_RUN);
+	ck_assert_uint_le(count_named(m, PID, TID, "CQE NOP"), FXT_INSTANT_RUN);
+	/* The koid is the ring's track, one thread, not also the bogus tid. */
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == FXT_KOID_FIRST)
+			ck_assert_str_eq(m->threads[i].name, "ring 1");
+	ck_assert_ptr_null(fxtr_find_thread(m, FXT_KOID_FIRST, FXT_KOID_FIRST));
+	rec = thread_named(m, "recording");
+	e = fxtr_find_slice(m, rec->pid, rec->tid, "recording end", 0);
+	ck_assert_ptr_nonnull(strstr(str_arg(m, e, "not_drawn"), "instants past 128"));
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* -------------------------------------------------- CQEs and overflow */
 
 START_TEST(test_multishot_aux_overflow)
@@ -1262,6 +1306,7 @@ START_TEST(test_lanes_allocator)
 	ck_assert_int_eq(fxt_lanes_place(&l, 5, 45, &opened), 2);
 	ck_assert_int_eq(fxt_lanes_place(&l, 29, 50, &opened), -1);	/* all busy */
 	ck_assert_int_eq(fxt_lanes_place(&l, 40, 40, &opened), 0);	/* zero length */
+	ck_assert_int_eq(fxt_lanes_place(&l, 40, 40, &opened), 1);	/* would stack on it */
 	ck_assert_int_eq(fxt_lanes_place(&l, 40, 60, &opened), 0);	/* touches it */
 	ck_assert_int_eq(fxt_lanes_place(&l, 41, 50, &opened), 1);
 	ck_assert_uint_eq(l.n, 3);
@@ -1572,6 +1617,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_link_outside_selection);
 	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_overlapping_work);
+	tcase_add_test(tc, test_hostile_same_time);
 	tcase_add_test(tc, test_multishot_aux_overflow);
 	tcase_add_test(tc, test_losses_and_ends);
 	tcase_add_test(tc, test_lane_limit_default);
