@@ -50,7 +50,7 @@ fuzz: all
 
 EXTRA_DIST += tests/fuzz/README tests/fuzz/fuzz.sh tests/fuzz/fuzz.mk \
 	tests/fuzz/fuzz_main.c tests/fuzz/ringside.dict tests/fuzz/mkcorpus.sh \
-	tests/fuzz/corpus tests/fuzz/regressions
+	tests/fuzz/corpus tests/fuzz/regressions tests/fuzz/pending
 
 # tests/hardening/: live tests of the recorder under stress (root + BPF;
 # they skip without, and fail instead on CI): SIGKILL at random moments
