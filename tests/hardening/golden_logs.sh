@@ -65,7 +65,7 @@ for log in "$golden"/real_v*.log; do
 		b=$(basename "$f")
 		[ -f "$exp/$b" ] || fail "$name: $b is new: no $exp/$b"
 		cmp -s "$f" "$exp/$b" ||
-			fail "$name: $b differs from $exp/$b ($(cmp "$f" "$exp/$b" 2>&1 | head -n 1)); an old recording must convert exactly as before"
+			fail "$name: $b differs from $exp/$b ($(cmp "$f" "$exp/$b" 2>&1 | head -n 1)); an old recording must convert exactly as before (a deliberate output change: RINGSIDE_REGENERATE_GOLDEN=1 make check TESTS=tests/hardening/golden_logs.sh, and review the diff)"
 	done
 	for f in "$exp"/*; do
 		[ -f "$out/$(basename "$f")" ] || fail "$name: $(basename "$f") is no longer written"
