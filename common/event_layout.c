@@ -87,6 +87,52 @@ const struct ev_field *ev_find_field(const struct ev_type_info *t, const char *n
 	return NULL;
 }
 
+static bool name_in(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return true;
+	return false;
+}
+
+bool ev_field_known(const struct ev_header *rec, const struct ev_field *f)
+{
+	static const char *const sqe_fields[] = {
+		"buf_index", "off", "fd", "len", "op_flags", "ioprio",
+		"personality", "file_index", NULL,
+	};
+	static const char *const ring_state[] = {
+		"sq_head", "sq_tail", "cq_head", "cq_tail", "sq_order", "cq_order", NULL,
+	};
+	static const char *const setup_params[] = {
+		"entries", "setup_flags", "sq_thread_cpu", "sq_thread_idle",
+		"cq_entries", NULL,
+	};
+
+	if (f->offset < EV_HEADER_SIZE)
+		return true;
+	switch (rec->type) {
+	case EV_SUBMIT:
+	case EV_REQ_FAILED:
+		return (rec->flags & EVF_SQE_VALID) || !name_in(f->name, sqe_fields);
+	case EV_ENTER_BEGIN:
+	case EV_ENTER_END:
+		if (!strcmp(f->name, "ring"))
+			return rec->flags & EVF_RING_VALID;
+		return (rec->flags & EVF_RING_STATE_VALID) || !name_in(f->name, ring_state);
+	case EV_REGISTER_BEGIN:
+		return strcmp(f->name, "ring") || (rec->flags & EVF_RING_VALID);
+	case EV_SETUP_BEGIN:
+		return (rec->flags & EVF_PARAMS_VALID) || !name_in(f->name, setup_params);
+	case EV_TASK_WORK_RUN:
+		return strcmp(f->name, "loops") || (rec->flags & EVF_LOOPS_VALID);
+	case EV_WORK_END:
+		return strcmp(f->name, "req") || !(rec->flags & EVF_WORK_REQ_UNKNOWN);
+	default:
+		return true;
+	}
+}
+
 static const char *const kind_names[] = {
 	[EVK_U8] = "u8", [EVK_U16] = "u16", [EVK_U32] = "u32",
 	[EVK_S32] = "s32", [EVK_U64] = "u64", [EVK_S64] = "s64",

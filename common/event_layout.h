@@ -46,6 +46,17 @@ const struct ev_field *ev_find_field(const struct ev_type_info *t,
 const char *ev_kind_name(enum ev_kind kind);
 bool ev_kind_is_signed(enum ev_kind kind);
 
+/*
+ * Whether field f of record rec holds a real value: false when the record's
+ * flags say the recorder could not read it (uring-log(5), "Flags"): SQE
+ * fields without EVF_SQE_VALID, ring without EVF_RING_VALID, SQ/CQ head
+ * and tail without EVF_RING_STATE_VALID, setup params without
+ * EVF_PARAMS_VALID, loops without EVF_LOOPS_VALID, a work_end request with
+ * EVF_WORK_REQ_UNKNOWN.  Printers show such fields as unknown, never as the
+ * zero the record holds.
+ */
+bool ev_field_known(const struct ev_header *rec, const struct ev_field *f);
+
 /* Append the layout table as a JSON value (uring-log(5), "records"). */
 void ev_layout_to_json(struct json_out *o);
 

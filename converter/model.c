@@ -989,6 +989,7 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 		rq->r.sqe_fields_valid = true;
 		rq->r.buf_index = e->buf_index;
 		rq->r.off = e->off;
+		rq->r.off_valid = names_off_known(m->cfg.names, e->opcode);
 		rq->r.fd = e->fd;
 		rq->r.len = e->len;
 		rq->r.op_flags = e->op_flags;
@@ -1019,6 +1020,7 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 		rq->r.sqe_fields_valid = true;
 		rq->r.buf_index = e->buf_index;
 		rq->r.off = e->off;
+		rq->r.off_valid = names_off_known(m->cfg.names, e->opcode);
 		rq->r.fd = e->fd;
 		rq->r.len = e->len;
 		rq->r.op_flags = e->op_flags;

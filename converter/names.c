@@ -86,6 +86,27 @@ static void load_req_flags(struct names *n, const struct json_value *meta)
 	}
 }
 
+static void load_off_zeroed(struct names *n, const struct json_value *meta)
+{
+	const struct json_value *list = json_get(json_get(meta, "options"),
+						 "sqe_off_zeroed_for");
+	char buf[NAMES_MAX_LEN];
+
+	if (!list || list->type != JSON_ARRAY)
+		return;
+	for (size_t i = 0; i < list->len; i++) {
+		const struct json_value *v = &list->items[i];
+
+		if (v->type != JSON_STRING)
+			continue;
+		/* The names are the recording kernel's: match them against
+		 * the same table opcodes are printed with. */
+		for (unsigned op = 0; op < NAMES_MAX_OPCODES; op++)
+			if (!strcmp(names_opcode(n, op, buf), v->string))
+				n->off_zeroed[op] = true;
+	}
+}
+
 void names_init(struct names *n, const struct json_value *meta)
 {
 	memset(n, 0, sizeof(*n));
@@ -93,6 +114,12 @@ void names_init(struct names *n, const struct json_value *meta)
 		return;
 	load_opcodes(n, meta);
 	load_req_flags(n, meta);
+	load_off_zeroed(n, meta);
+}
+
+bool names_off_known(const struct names *n, unsigned op)
+{
+	return !n || op >= NAMES_MAX_OPCODES || !n->off_zeroed[op];
 }
 
 const char *names_opcode(const struct names *n, unsigned op, char *buf)

@@ -29,6 +29,9 @@ struct names {
 	bool opcodes_from_log;
 	char req_flag[64][NAMES_MAX_LEN];		/* by bit number; "" unknown */
 	bool req_flags_from_log;
+	/* metadata options.sqe_off_zeroed_for: the recorder wrote 0 for the SQE
+	 * offset of these opcodes because the slot holds a user pointer */
+	bool off_zeroed[NAMES_MAX_OPCODES];
 };
 
 /* Fill from the log's metadata root (may be NULL). */
@@ -39,6 +42,9 @@ const char *names_opcode(const struct names *n, unsigned op, char *buf);
 
 /* "EBADF" for res -9 or err 9 (sign ignored); unknown as "E<n>"; "" for 0. */
 const char *names_errno(int64_t err, char *buf);
+
+/* Is the SQE offset recorded for op a real value (not zeroed: a pointer)? */
+bool names_off_known(const struct names *n, unsigned op);
 
 /* REQ_F_* names joined by '|'; unknown bits as one hex value. */
 char *names_req_flags(const struct names *n, uint64_t flags, char *buf, size_t len);

@@ -192,6 +192,9 @@ struct model_request {
 	/* SQE / submission */
 	bool sqe_valid;			/* submit or req_failed seen */
 	bool sqe_fields_valid;		/* EVF_SQE_VALID: fd..personality read from the SQE */
+	bool off_valid;			/* off is real: the SQE was read and the
+					 * opcode's offset slot is not a user
+					 * pointer the recorder zeroed */
 	uint8_t opcode;
 	uint8_t sqe_flags;		/* IOSQE_* */
 	uint16_t ioprio, buf_index, personality;

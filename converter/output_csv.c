@@ -383,7 +383,7 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_i64(c, f, r->fd);
 	else
 		field_empty(c, f);
-	field_opt_u64(c, f, sqe, r->off);
+	field_opt_u64(c, f, r->off_valid, r->off);
 	field_opt_u64(c, f, sqe, r->len);
 	if (r->sqe_valid)
 		field_flags(c, f, r->sqe_flags, iosqe_flag_names);
@@ -736,6 +736,16 @@ static const struct flag_name evf_names[] = {
 	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { 0, NULL },
 };
 
+/* submit/req_failed offsets the recorder zeroed (the slot is a pointer). */
+static bool raw_off_zeroed(const struct csv *c, const struct ev_header *h)
+{
+	if (h->type == EV_SUBMIT)
+		return !names_off_known(c->meta.names, ((const struct ev_submit *)h)->opcode);
+	if (h->type == EV_REQ_FAILED)
+		return !names_off_known(c->meta.names, ((const struct ev_req_failed *)h)->opcode);
+	return false;
+}
+
 static void c_raw(struct output *o, const struct raw_event *e)
 {
 	struct csv *c = C(o);
@@ -761,7 +771,8 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	for (size_t col = 0; col < c->ncols; col++) {
 		const struct ev_field *fld = h->type < EV_TYPE_LIMIT ? c->colmap[h->type][col] : NULL;
 
-		if (!fld) {
+		if (!fld || !ev_field_known(h, fld) ||
+		    (!strcmp(fld->name, "off") && raw_off_zeroed(c, h))) {
 			field_empty(c, f);
 			continue;
 		}

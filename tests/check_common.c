@@ -55,6 +55,51 @@ START_TEST(test_abi_table)
 }
 END_TEST
 
+/* Fields whose validity flag is clear are unknown, whatever they hold. */
+START_TEST(test_field_known)
+{
+	const struct ev_type_info *sub = ev_type_info(EV_SUBMIT);
+	const struct ev_type_info *ent = ev_type_info(EV_ENTER_BEGIN);
+	const struct ev_type_info *twr = ev_type_info(EV_TASK_WORK_RUN);
+	const struct ev_type_info *set = ev_type_info(EV_SETUP_BEGIN);
+	const struct ev_type_info *wend = ev_type_info(EV_WORK_END);
+	struct ev_submit s = { .type = EV_SUBMIT };
+	struct ev_enter_begin e = { .type = EV_ENTER_BEGIN };
+	struct ev_task_work_run t = { .type = EV_TASK_WORK_RUN };
+	struct ev_setup_begin p = { .type = EV_SETUP_BEGIN };
+	struct ev_work_end w = { .type = EV_WORK_END };
+	const struct ev_header *hs = (const void *)&s, *he = (const void *)&e;
+
+	ck_assert(!ev_field_known(hs, ev_find_field(sub, "off")));
+	ck_assert(!ev_field_known(hs, ev_find_field(sub, "personality")));
+	ck_assert(ev_field_known(hs, ev_find_field(sub, "sqe_flags")));
+	ck_assert(ev_field_known(hs, ev_find_field(sub, "user_data")));
+	ck_assert(ev_field_known(hs, ev_find_field(sub, "ts")));
+	s.flags = EVF_SQE_VALID;
+	ck_assert(ev_field_known(hs, ev_find_field(sub, "off")));
+
+	ck_assert(!ev_field_known(he, ev_find_field(ent, "ring")));
+	ck_assert(!ev_field_known(he, ev_find_field(ent, "cq_tail")));
+	ck_assert(ev_field_known(he, ev_find_field(ent, "to_submit")));
+	e.flags = EVF_RING_VALID;
+	ck_assert(ev_field_known(he, ev_find_field(ent, "ring")));
+	ck_assert(!ev_field_known(he, ev_find_field(ent, "sq_order")));
+	e.flags |= EVF_RING_STATE_VALID;
+	ck_assert(ev_field_known(he, ev_find_field(ent, "sq_order")));
+
+	ck_assert(!ev_field_known((const void *)&t, ev_find_field(twr, "loops")));
+	ck_assert(ev_field_known((const void *)&t, ev_find_field(twr, "count")));
+	t.flags = EVF_LOOPS_VALID;
+	ck_assert(ev_field_known((const void *)&t, ev_find_field(twr, "loops")));
+	ck_assert(!ev_field_known((const void *)&p, ev_find_field(set, "entries")));
+	p.flags = EVF_PARAMS_VALID;
+	ck_assert(ev_field_known((const void *)&p, ev_find_field(set, "entries")));
+	ck_assert(ev_field_known((const void *)&w, ev_find_field(wend, "req")));
+	w.flags = EVF_WORK_REQ_UNKNOWN;
+	ck_assert(!ev_field_known((const void *)&w, ev_find_field(wend, "req")));
+}
+END_TEST
+
 START_TEST(test_layout_json_identity)
 {
 	struct json_out o;
@@ -257,6 +302,7 @@ static Suite *common_suite(void)
 	TCase *tc = tcase_create("common");
 
 	tcase_add_test(tc, test_abi_table);
+	tcase_add_test(tc, test_field_known);
 	tcase_add_test(tc, test_layout_json_identity);
 	tcase_add_test(tc, test_json_parse);
 	tcase_add_test(tc, test_json_errors);

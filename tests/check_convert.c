@@ -91,6 +91,39 @@ START_TEST(test_inline_and_task_work)
 }
 END_TEST
 
+/*
+ * The recorder writes 0 for the SQE offset of opcodes whose offset slot
+ * holds a user pointer and lists them in options.sqe_off_zeroed_for: that
+ * 0 is unknown, not an offset.
+ */
+START_TEST(test_off_zeroed_is_unknown)
+{
+	struct synth_options opt = {
+		.extra_meta = "\"options\":{\"sqe_off_zeroed_for\":[\"STATX\",\"SEND\"]}",
+	};
+	struct scen sc;
+	struct capture *c;
+
+	scen_open_opts(&sc, "offzero.log", &opt);
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xb1, 21 /* STATX */, 1, 0, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xb2, OP_READ, 2, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xb3, OP_WRITE, 3, 0, EVF_SQ_THREAD);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xb1, 1, 0, 0);
+	ev_complete(&sc, T0 + 5 * US, TID, PID, RING, 0xb2, 2, 512, 0);
+	ev_complete(&sc, T0 + 6 * US, TID, PID, RING, 0xb3, 3, 512, 0);
+	c = run(&sc);
+	ck_assert_uint_eq(c->nreq, 3);
+	ck_assert(req_by_ud(c, 1)->sqe_fields_valid);
+	ck_assert(!req_by_ud(c, 1)->off_valid);
+	ck_assert(req_by_ud(c, 2)->off_valid);
+	ck_assert_uint_eq(req_by_ud(c, 2)->off, 4096);
+	ck_assert(req_by_ud(c, 3)->off_valid);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* io-wq with the worker known only from its completion (approximate), and
  * with exact work_begin/work_end events. */
 START_TEST(test_iowq)
@@ -838,6 +871,7 @@ static Suite *convert_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_inline_and_task_work);
+	tcase_add_test(tc, test_off_zeroed_is_unknown);
 	tcase_add_test(tc, test_iowq);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_link_chain_failure);
