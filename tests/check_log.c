@@ -392,7 +392,7 @@ START_TEST(test_bad_inputs)
 	ck_assert_int_lt(w.open_ret, 0);
 	ck_assert_msg(strstr(w.open_msg, "empty"), "%s", w.open_msg);
 	test_write_file(text, "this is not a ringside log, it is text\n" \
-			"padded to be longer than a preamble.......\n", 84);
+			"padded to be longer than a preamble.......\n", 82);
 	walk_log(text, &w);
 	ck_assert_int_lt(w.open_ret, 0);
 	ck_assert_msg(strstr(w.open_msg, "not a ringside log"), "%s", w.open_msg);
