@@ -331,6 +331,10 @@ static struct fxt_thread recording_thread(void)
  */
 static struct fxt_arg arg_uint(const char *name, uint64_t v)
 {
+	/* Perfetto stores uint64 as int64: from 2^63 up (a tagged user_data,
+	 * -1 as an offset) it would show a negative number; hex is exact. */
+	if (v > INT64_MAX)
+		return fxt_arg_ptr(name, v);
 	return v <= UINT32_MAX ? fxt_arg_u32(name, (uint32_t)v) : fxt_arg_u64(name, v);
 }
 
@@ -395,8 +399,8 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 	snprintf(rid, sizeof(rid), "%s", meta->info->recording_id_str);
 	add(&v, fxt_arg_str("start_wall", *timebase_iso(meta->tb, meta->start_ns, iso) ?
 			    iso : "unknown (no clock snapshot)"));
-	add(&v, fxt_arg_u64("start_boot_ns", meta->start_ns));
-	add(&v, fxt_arg_u64("duration_ns", meta->end_ns - meta->start_ns));
+	add(&v, arg_uint("start_boot_ns", meta->start_ns));
+	add(&v, arg_uint("duration_ns", meta->end_ns - meta->start_ns));
 	add(&v, fxt_arg_str("host", meta->hostname));
 	add(&v, fxt_arg_str("kernel", meta->kernel_release));
 	add(&v, fxt_arg_str("machine", meta->machine));
@@ -961,7 +965,7 @@ static void x_request(struct output *o, const struct model_request *r)
 			fxt_instant(x->w, rel(x, start), th, CAT, "lanes full",
 				    FXT_ARGV(arg_uint("request", r->id), fxt_arg_str("opcode", op),
 					     arg_uint("user_data", r->user_data),
-					     fxt_arg_u64("duration_ns", end - start),
+					     arg_uint("duration_ns", end - start),
 					     fxt_arg_str("note", "every lane of this ring was busy: the request's lifetime is not drawn (raise --lanes)")));
 	}
 	if (p.on[SLOT_WORKER]) {
@@ -972,7 +976,7 @@ static void x_request(struct output *o, const struct model_request *r)
 		add(&v, fxt_arg_u32("ring", ro->number));
 		add(&v, arg_uint("user_data", r->user_data));
 		if (r->queue_async_ts && r->queue_async_ts <= r->work_begin_ts)
-			add(&v, fxt_arg_u64("queued_ns", r->work_begin_ts - r->queue_async_ts));
+			add(&v, arg_uint("queued_ns", r->work_begin_ts - r->queue_async_ts));
 		if (r->modifiers & REQM_HASHED)
 			add(&v, fxt_arg_bool("hashed", true));
 		if (approx)
@@ -1060,8 +1064,8 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 		add_result(&v, "ret", s->ret, eb);
 		add(&v, fxt_arg_u32("submitted", s->submitted));
 		add(&v, fxt_arg_u32("completed", s->completed));
-		add(&v, fxt_arg_u64("submit_ns", syscall_submit_ns(s)));
-		add(&v, fxt_arg_u64("wait_ns", syscall_wait_ns(s)));
+		add(&v, arg_uint("submit_ns", syscall_submit_ns(s)));
+		add(&v, arg_uint("wait_ns", syscall_wait_ns(s)));
 		pending_arg(&v, "sq_pending", s->state_begin_valid, s->sq_head[0], s->sq_tail[0],
 			    s->state_end_valid, s->sq_head[1], s->sq_tail[1], sq, sizeof(sq));
 		pending_arg(&v, "cq_pending", s->state_begin_valid, s->cq_head[0], s->cq_tail[0],
@@ -1167,9 +1171,9 @@ static void x_marker(struct output *o, const struct model_marker *m)
 		break;
 	case MARK_SHORT_WRITE:
 		snprintf(name, sizeof(name), "short write");
-		add(&v, fxt_arg_u64("file_pos", m->a));
-		add(&v, fxt_arg_u64("wanted", m->b));
-		add(&v, fxt_arg_u64("got", m->c));
+		add(&v, arg_uint("file_pos", m->a));
+		add(&v, arg_uint("wanted", m->b));
+		add(&v, arg_uint("got", m->c));
 		break;
 	case MARK_REQ_FAILED:
 		snprintf(name, sizeof(name), "request failed");
@@ -1259,7 +1263,7 @@ static void x_loss(struct output *o, const struct model_loss *l)
 		add(&v, fxt_arg_u32("cpu", l->cpu));
 	add(&v, fxt_arg_str("source", loss_source_name(l->source)));
 	if (l->count)
-		add(&v, fxt_arg_u64("count", l->count));
+		add(&v, arg_uint("count", l->count));
 	else
 		add(&v, fxt_arg_str("count", "unknown"));
 	if (l->detail && *l->detail)
@@ -1274,19 +1278,21 @@ static void x_loss(struct output *o, const struct model_loss *l)
 		fxt_duration_complete(x->w, rel(x, first), rel(x, last), th, CAT_META, name, v.a, v.n);
 		lt->last_end = max_u64(lt->last_end, last);
 	} else {
-		add(&v, fxt_arg_u64("window_ns", last - first));
+		add(&v, arg_uint("window_ns", last - first));
 		if (instant_ok(x, &lt->ig, first))
 			fxt_instant(x->w, rel(x, first), th, CAT_META, name, v.a, v.n);
 	}
 	if (l->count) {
 		if (!x->lost_counter_started) {
 			fxt_counter(x->w, 0, recording_thread(), CAT_META, "lost events", 0,
-				    FXT_ARGV(fxt_arg_u64("total", 0)));
+				    FXT_ARGV(fxt_arg_u32("total", 0)));
 			x->lost_counter_started = true;
 		}
-		x->lost_total += l->count;
+		x->lost_total = x->lost_total + l->count < x->lost_total ? UINT64_MAX :
+				x->lost_total + l->count;
 		fxt_counter(x->w, rel(x, first), recording_thread(), CAT_META, "lost events", 0,
-			    FXT_ARGV(fxt_arg_u64("total", x->lost_total)));
+			    FXT_ARGV(arg_int("total", x->lost_total > INT64_MAX ? INT64_MAX :
+							(int64_t)x->lost_total)));
 	}
 }
 
@@ -1445,23 +1451,23 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	size_t nw = t->nwarnings < MAX_WARNING_MARKERS ? t->nwarnings : MAX_WARNING_MARKERS;
 	char buf[1024];
 
-	add(&v, fxt_arg_u64("records", t->records));
-	add(&v, fxt_arg_u64("lost_events", t->lost_events));
-	add(&v, fxt_arg_u64("loss_windows", t->loss_windows));
-	add(&v, fxt_arg_u64("damaged_frames", t->damaged_frames));
-	add(&v, fxt_arg_u64("frame_gaps", t->frame_gaps));
+	add(&v, arg_uint("records", t->records));
+	add(&v, arg_uint("lost_events", t->lost_events));
+	add(&v, arg_uint("loss_windows", t->loss_windows));
+	add(&v, arg_uint("damaged_frames", t->damaged_frames));
+	add(&v, arg_uint("frame_gaps", t->frame_gaps));
 	add(&v, fxt_arg_str("stopped", t->stop == LOG_STOP_END ?
 			    (*t->end_reason ? t->end_reason : "cleanly") : "not cleanly"));
 	if (t->stop != LOG_STOP_END)
 		add(&v, fxt_arg_str("stop_message", utf8_clean(t->stop_message, strlen(t->stop_message),
 							       buf, sizeof(buf))));
-	add(&v, fxt_arg_u64("requests", x->requests));
-	add(&v, fxt_arg_u64("requests_not_on_lanes", x->no_lane));
-	add(&v, fxt_arg_u64("syscalls", x->syscalls));
-	add(&v, fxt_arg_u64("unpaired_syscalls", t->unpaired_syscalls));
-	add(&v, fxt_arg_u64("cqes_of_no_request", t->aux_cqes));
-	add(&v, fxt_arg_u64("unmatched_events", t->unmatched_events));
-	add(&v, fxt_arg_u64("warnings", t->nwarnings));
+	add(&v, arg_uint("requests", x->requests));
+	add(&v, arg_uint("requests_not_on_lanes", x->no_lane));
+	add(&v, arg_uint("syscalls", x->syscalls));
+	add(&v, arg_uint("unpaired_syscalls", t->unpaired_syscalls));
+	add(&v, arg_uint("cqes_of_no_request", t->aux_cqes));
+	add(&v, arg_uint("unmatched_events", t->unmatched_events));
+	add(&v, arg_uint("warnings", t->nwarnings));
 	if (x->refused_slices || x->refused_instants || x->undrawable) {
 		snprintf(buf, sizeof(buf), "%" PRIu64 " slices that would partially overlap another on "
 			 "their thread (Perfetto would drop one), %" PRIu64 " instants past %u at one "
