@@ -140,7 +140,8 @@ struct fxo {
 	struct fxt_instant_guard rec_ig;	/* markers on the recording thread */
 	bool oom;
 	/* for the "recording end" marker */
-	uint64_t requests, no_lane, undrawable, refused_slices, refused_instants, syscalls;
+	uint64_t requests, no_lane, undrawable, refused_slices, refused_instants, syscalls,
+		 out_of_range;
 };
 
 #define X(o) ((struct fxo *)(void *)(o))
@@ -150,6 +151,19 @@ struct fxo {
 static uint64_t rel(const struct fxo *x, uint64_t ts)
 {
 	return ts > x->meta.start_ns ? ts - x->meta.start_ns : 0;
+}
+
+/*
+ * Perfetto keeps timestamps as int64 ns (the writer refuses more): an
+ * event more than 2^63 ns (292 years) after the start comes from a
+ * damaged log and is left out, counted.
+ */
+static bool in_range(struct fxo *x, uint64_t ts)
+{
+	if (rel(x, ts) <= INT64_MAX)
+		return true;
+	x->out_of_range++;
+	return false;
 }
 
 /* Raw kernel bytes as valid UTF-8 (invalid bytes become U+FFFD). */
@@ -768,6 +782,8 @@ static void x_request(struct output *o, const struct model_request *r)
 		return;
 	}
 	end = max_u64(end, start);
+	if (!in_range(x, end))
+		return;
 
 	/* ---- lane */
 	{
@@ -839,7 +855,8 @@ static void x_request(struct output *o, const struct model_request *r)
 			r->complete_ts :
 			r->status == REQ_IN_FLIGHT_AT_END ? x->meta.end_ns : r->work_begin_ts;
 		wrk = task_use(x, r->worker_tid, ro->pid);
-		if (wrk && fxt_span_guard_admit(&wrk->guard, r->work_begin_ts, w_end)) {
+		if (wrk && in_range(x, w_end) &&
+		    fxt_span_guard_admit(&wrk->guard, r->work_begin_ts, w_end)) {
 			p.on[SLOT_WORKER] = true;
 			p.ts[SLOT_WORKER] = r->work_begin_ts;
 		} else if (wrk) {
@@ -1044,7 +1061,7 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 	const char *reg;
 	uint64_t end = max_u64(s->end_ts, s->begin_ts);
 
-	if (!t || !s->begin_ts)
+	if (!t || !s->begin_ts || !in_range(x, end))
 		return;
 	if (!fxt_span_guard_admit(&t->guard, s->begin_ts, end)) {
 		x->refused_slices++;
@@ -1121,7 +1138,7 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 	const char *name = "CQE (no request)";
 	char eb[32], cb[128];
 
-	if (!ro)
+	if (!ro || !in_range(x, c->ts))
 		return;
 	if (c->request)
 		add(&v, arg_uint("request", c->request->id));
@@ -1157,6 +1174,8 @@ static void x_marker(struct output *o, const struct model_marker *m)
 	char name[96], eb[32];
 	bool on_thread = m->kind == MARK_UNPAIRED_SYSCALL || !ro;
 
+	if (!in_range(x, m->ts))
+		return;
 	if (m->request_id)
 		add(&v, arg_uint("request", m->request_id));
 	if (ro)
@@ -1215,7 +1234,7 @@ static void x_counter(struct output *o, const struct model_counter *c)
 	struct fxt_thread th;
 	char name[32];
 
-	if (!ro || !ring_track(x, ro, &th))
+	if (!ro || !in_range(x, c->ts) || !ring_track(x, ro, &th))
 		return;
 	snprintf(name, sizeof(name), "ring %u", ro->number);
 	fxt_counter(x->w, rel(x, c->ts), th, CAT, name, 0,
@@ -1254,8 +1273,10 @@ static void x_loss(struct output *o, const struct model_loss *l)
 	uint64_t first = l->first_ts ? l->first_ts : l->last_ts, last = max_u64(l->last_ts, first);
 	char name[64], db[512];
 
-	if (!lt)
+	if (!lt || !in_range(x, first))
 		return;
+	if (rel(x, last) > INT64_MAX)
+		last = first;
 	th = FXT_THREAD(FXT_KOID_RINGSIDE, lt->koid);
 	if (l->cpu == LOG_STREAM_GLOBAL)
 		add(&v, fxt_arg_str("cpu", "none (not tied to a CPU)"));
@@ -1446,7 +1467,7 @@ cleanup:
 
 static void end_markers(struct fxo *x, const struct output_totals *t)
 {
-	uint64_t ts = rel(x, x->meta.end_ns);
+	uint64_t ts = rel(x, x->meta.end_ns) > INT64_MAX ? INT64_MAX : rel(x, x->meta.end_ns);
 	struct args v = { .n = 0 };
 	size_t nw = t->nwarnings < MAX_WARNING_MARKERS ? t->nwarnings : MAX_WARNING_MARKERS;
 	char buf[1024];
@@ -1468,12 +1489,13 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	add(&v, arg_uint("cqes_of_no_request", t->aux_cqes));
 	add(&v, arg_uint("unmatched_events", t->unmatched_events));
 	add(&v, arg_uint("warnings", t->nwarnings));
-	if (x->refused_slices || x->refused_instants || x->undrawable) {
+	if (x->refused_slices || x->refused_instants || x->undrawable || x->out_of_range) {
 		snprintf(buf, sizeof(buf), "%" PRIu64 " slices that would partially overlap another on "
 			 "their thread (Perfetto would drop one), %" PRIu64 " instants past %u at one "
 			 "time on one track (Perfetto would drop them), %" PRIu64
-			 " requests without timestamps", x->refused_slices, x->refused_instants,
-			 FXT_INSTANT_RUN, x->undrawable);
+			 " requests without timestamps, %" PRIu64 " events more than 2^63 ns after "
+			 "the start", x->refused_slices, x->refused_instants, FXT_INSTANT_RUN,
+			 x->undrawable, x->out_of_range);
 		add(&v, fxt_arg_str("not_drawn", buf));
 	}
 	fxt_instant(x->w, ts, recording_thread(), CAT_META, "recording end", v.a, v.n);
@@ -1515,6 +1537,9 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 		if (x->refused_slices)
 			fprintf(stderr, "uring-convert: warning: %" PRIu64 " io-wq or system-call slices would partially overlap another on their thread (a damaged or approximate log): not drawn\n",
 				x->refused_slices);
+		if (x->out_of_range)
+			fprintf(stderr, "uring-convert: warning: %" PRIu64 " events more than 2^63 ns (292 years) after the recording start (a damaged log): not drawn\n",
+				x->out_of_range);
 		if (x->refused_instants)
 			fprintf(stderr, "uring-convert: warning: %" PRIu64 " markers past %u at one nanosecond on one track (a damaged log): not drawn\n",
 				x->refused_instants, FXT_INSTANT_RUN);

@@ -926,6 +926,39 @@ START_TEST(test_hostile_same_time)
 }
 END_TEST
 
+/* A damaged log with events more than 2^63 ns after the start (Perfetto
+ * keeps int64 ns): they are left out and counted, the rest converts. */
+START_TEST(test_far_future)
+{
+	struct scen sc;
+	struct conv c;
+	const struct fxtr_model *m;
+	const struct fxtr_thread *rec;
+	const struct fxtr_slice *e;
+	uint64_t far = 1000000000ull + (1ull << 63) + 5000;
+
+	scen_open(&sc, "future.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x81, OP_NOP, 1, 0, 0);
+	ev_complete(&sc, T0 + 2 * US, TID, PID, RING, 0x81, 1, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x82, OP_NOP, 2, 0, 0);
+	ev_complete(&sc, far, TID, PID, RING, 0x82, 2, 0, 0);
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	m = c.m;
+
+	ck_assert_uint_eq(check_clean(m), 1);
+	ck_assert_ptr_nonnull(lifetime(m, 1));
+	ck_assert_ptr_null(lifetime(m, 2));
+	rec = thread_named(m, "recording");
+	e = fxtr_find_slice(m, rec->pid, rec->tid, "recording end", 0);
+	ck_assert_int_eq(e->ts, INT64_MAX);
+	ck_assert_ptr_nonnull(strstr(str_arg(m, e, "not_drawn"), "events more than 2^63 ns"));
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* -------------------------------------------------- CQEs and overflow */
 
 START_TEST(test_multishot_aux_overflow)
@@ -1618,6 +1651,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_overlapping_work);
 	tcase_add_test(tc, test_hostile_same_time);
+	tcase_add_test(tc, test_far_future);
 	tcase_add_test(tc, test_multishot_aux_overflow);
 	tcase_add_test(tc, test_losses_and_ends);
 	tcase_add_test(tc, test_lane_limit_default);
