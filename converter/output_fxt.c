@@ -935,7 +935,8 @@ static void x_request(struct output *o, const struct model_request *r)
 		add(&v, arg_uint("user_data", r->user_data));
 		if (r->sqe_fields_valid) {
 			add(&v, fxt_arg_i32("fd", r->fd));
-			add(&v, arg_int("offset", (int64_t)r->off));
+			if (r->off_valid)
+				add(&v, arg_int("offset", (int64_t)r->off));
 			add(&v, fxt_arg_u32("length", r->len));
 		}
 		if (have_res)
