@@ -203,7 +203,8 @@
  *                     of its link chain in the ring), "paths" (incl. may_*)}
  *                     (storm: absent; "storm": {"nops"} instead)
  *   kernel_may_choose {"notes": [..], "may_io_wq" (buffered file I/O the
- *                     kernel may punt to io-wq), "may_poll_arm", "may_defer",
+ *                     kernel may punt to io-wq; requests read while a
+ *                     drain is active), "may_poll_arm", "may_defer",
  *                     "cqe_flags" (per opcode, observed cqe->flags),
  *                     "io_threads_seen" (iou-* threads alive at the end),
  *                     storm: "storm_elapsed_ns", "storm_nops_per_s"}

@@ -493,6 +493,10 @@ void wl_scen_drain(struct wl_run *run)
 	 * kernel defers it (io_uring_defer), and the NOP after it too.  Both
 	 * complete after the read; their own order is not kept on 6.1, whose
 	 * task work runs the two released requests last-in first-out.
+	 * Every request the kernel reads while a drain is active gets
+	 * REQ_F_FORCE_ASYNC ("knock it to the slow queue path", io_init_req()
+	 * since 5.14), so once released it is queued to io-wq
+	 * (io_req_task_submit): may_io_wq, as the kernel's own choice.
 	 */
 	sqe = wl_get_sqe(r);
 	if (!sqe)
@@ -500,13 +504,15 @@ void wl_scen_drain(struct wl_run *run)
 	ud_drain = wl_next_user_data(r);
 	io_uring_prep_nop(sqe);
 	sqe->flags |= IOSQE_IO_DRAIN;
-	wl_mark(wl_expect(r, sqe, 0, "nop, IOSQE_IO_DRAIN, behind the read"), WL_PATH_DEFERRED);
+	wl_mark(wl_expect(r, sqe, 0, "nop, IOSQE_IO_DRAIN, behind the read"),
+		WL_PATH_DEFERRED | WL_PATH_MAY_IOWQ);
 	sqe = wl_get_sqe(r);
 	if (!sqe)
 		goto out;
 	ud_after = wl_next_user_data(r);
 	io_uring_prep_nop(sqe);
-	wl_mark(wl_expect(r, sqe, 0, "nop after the drained nop"), WL_PATH_MAY_DEFER);
+	wl_mark(wl_expect(r, sqe, 0, "nop after the drained nop"),
+		WL_PATH_MAY_DEFER | WL_PATH_MAY_IOWQ);
 	if (!wl_submit(r, 0))
 		goto out;
 	wl_order(run, ud_drain, &ud_read, 1, NULL, 0);
@@ -529,7 +535,7 @@ void wl_scen_drain(struct wl_run *run)
 	io_uring_prep_nop(sqe);
 	sqe->flags |= IOSQE_IO_DRAIN;
 	wl_mark(wl_expect(r, sqe, 0, "nop, IOSQE_IO_DRAIN, nothing in flight"),
-		WL_PATH_MAY_DEFER);
+		WL_PATH_MAY_DEFER | WL_PATH_MAY_IOWQ);
 	if (!wl_submit(r, 1))
 		goto out;
 	wl_note(run, "the drained NOP and the NOP after it both complete after the read, but the NOP after it may complete first: 6.1 releases both in one task-work run, last in first out (6.18 keeps submission order)");
