@@ -101,15 +101,9 @@ tests_check_convert_output_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_output
 endif
 TESTS += tests/convert_pandas.sh
-# tests/convert_live.sh: record tests/workload with uring-record and check
-# uring-convert's CSV against the workload's ground truth (root + BPF).
-if BUILD_RECORDER
-if HAVE_LIBURING
-TESTS += tests/convert_live.sh
-endif
-endif
+# uring-convert against real recordings of the ground-truth workload: the
+# end-to-end suite, tests/e2e/ (below).
 EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
-	tests/convert_live.sh tests/convert_live.py \
 	tests/golden/convert_v1.log tests/golden/convert_v1/summary.txt \
 	tests/golden/convert_v1/summary.json tests/golden/convert_v1/requests.csv \
 	tests/golden/convert_v1/syscalls.csv tests/golden/convert_v1/events.csv \
