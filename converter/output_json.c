@@ -17,35 +17,7 @@
 
 #define JSON_SCHEMA "ringside-summary/1"
 
-struct jsonout {
-	struct output base;
-	struct output_config cfg;
-	FILE *f;
-	bool is_stdout;
-	struct output_meta meta;
-	struct report rep;
-};
 
-#define J(o) ((struct jsonout *)(void *)(o))
-
-static int j_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
-{
-	struct jsonout *j = J(o);
-
-	j->f = output_open_file(j->cfg.path, j->cfg.force, &j->is_stdout, err, errlen);
-	if (!j->f)
-		return -1;
-	j->meta = *meta;
-	report_init(&j->rep, &j->meta);
-	return 0;
-}
-
-static void j_task(struct output *o, const struct model_task *t) { report_task(&J(o)->rep, t); }
-static void j_request(struct output *o, const struct model_request *r) { report_request(&J(o)->rep, r); }
-static void j_syscall(struct output *o, const struct model_syscall *c) { report_syscall(&J(o)->rep, c); }
-static void j_cqe(struct output *o, const struct model_cqe *c) { report_cqe(&J(o)->rep, c); }
-static void j_loss(struct output *o, const struct model_loss *l) { report_loss(&J(o)->rep, l); }
-static void j_marker(struct output *o, const struct model_marker *m) { report_marker(&J(o)->rep, m); }
 
 /* A string from the log or the command line as valid UTF-8: bytes that do
  * not form a valid sequence become U+FFFD. */
@@ -96,7 +68,7 @@ static void latency(struct json_out *o, const char *key, const struct hist *h)
 	json_obj_end(o);
 }
 
-static void recording(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+static void recording(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct output_meta *m = &j->meta;
 	char iso[TIMEBASE_ISO_LEN];
@@ -134,7 +106,7 @@ static void recording(struct jsonout *j, struct json_out *o, const struct output
 	json_obj_end(o);
 }
 
-static void losses(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+static void losses(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
 	uint64_t lost = report_lost_events(r, t);
@@ -195,7 +167,7 @@ static void losses(struct jsonout *j, struct json_out *o, const struct output_to
 	json_obj_end(o);
 }
 
-static void requests(struct jsonout *j, struct json_out *o)
+static void requests(struct report_output *j, struct json_out *o)
 {
 	const struct report *r = &j->rep;
 
@@ -252,7 +224,7 @@ static void requests(struct jsonout *j, struct json_out *o)
 	json_arr_end(o);
 }
 
-static void procs_rings(struct jsonout *j, struct json_out *o)
+static void procs_rings(struct report_output *j, struct json_out *o)
 {
 	const struct report *r = &j->rep;
 	struct proc_stats **ps;
@@ -344,7 +316,7 @@ static void procs_rings(struct jsonout *j, struct json_out *o)
 	json_arr_end(o);
 }
 
-static void errors_anomalies(struct jsonout *j, struct json_out *o, const struct output_totals *t)
+static void errors_anomalies(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
 	struct err_stats **es;
@@ -393,9 +365,8 @@ static void errors_anomalies(struct jsonout *j, struct json_out *o, const struct
 	json_arr_end(o);
 }
 
-static int j_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+static int j_render(struct report_output *j, const struct output_totals *t, char *err, size_t errlen)
 {
-	struct jsonout *j = J(o);
 	struct json_out out;
 	char *text;
 	size_t len;
@@ -418,45 +389,12 @@ static int j_end(struct output *o, const struct output_totals *t, char *err, siz
 	fwrite(text, 1, len, j->f);
 	fputc('\n', j->f);
 	free(text);
-	if (fflush(j->f) || ferror(j->f)) {
-		snprintf(err, errlen, "%s: write error", j->cfg.path ? j->cfg.path : "stdout");
-		return -1;
-	}
 	return 0;
 }
 
-static void j_destroy(struct output *o)
-{
-	struct jsonout *j = J(o);
-
-	if (j->f && !j->is_stdout)
-		fclose(j->f);
-	report_free(&j->rep);
-	free(j);
-}
-
-static const struct output_ops json_ops = {
-	.name = "json",
-	.begin = j_begin,
-	.task = j_task,
-	.request = j_request,
-	.syscall = j_syscall,
-	.cqe = j_cqe,
-	.loss = j_loss,
-	.marker = j_marker,
-	.end = j_end,
-	.destroy = j_destroy,
-};
+static const struct output_ops json_ops = REPORT_OUTPUT_OPS("json");
 
 struct output *output_json_new(const struct output_config *cfg, char *err, size_t errlen)
 {
-	struct jsonout *j = calloc(1, sizeof(*j));
-
-	if (!j) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	j->base.ops = &json_ops;
-	j->cfg = *cfg;
-	return &j->base;
+	return report_output_new(cfg, &json_ops, j_render, err, errlen);
 }

@@ -14,16 +14,6 @@
 #include "report.h"
 #include "uring_names.h"
 
-struct summary {
-	struct output base;
-	struct output_config cfg;
-	FILE *f;
-	bool is_stdout;
-	struct output_meta meta;
-	struct report rep;
-};
-
-#define S(o) ((struct summary *)(void *)(o))
 
 /* "812ns", "12.3us", "4.56ms", "1.23s", "2m03s" */
 static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
@@ -68,26 +58,8 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-static int s_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
-{
-	struct summary *s = S(o);
 
-	s->f = output_open_file(s->cfg.path, s->cfg.force, &s->is_stdout, err, errlen);
-	if (!s->f)
-		return -1;
-	s->meta = *meta;
-	report_init(&s->rep, &s->meta);
-	return 0;
-}
-
-static void s_task(struct output *o, const struct model_task *t) { report_task(&S(o)->rep, t); }
-static void s_request(struct output *o, const struct model_request *r) { report_request(&S(o)->rep, r); }
-static void s_syscall(struct output *o, const struct model_syscall *c) { report_syscall(&S(o)->rep, c); }
-static void s_cqe(struct output *o, const struct model_cqe *c) { report_cqe(&S(o)->rep, c); }
-static void s_loss(struct output *o, const struct model_loss *l) { report_loss(&S(o)->rep, l); }
-static void s_marker(struct output *o, const struct model_marker *m) { report_marker(&S(o)->rep, m); }
-
-static void print_header(struct summary *s, const struct output_totals *t)
+static void print_header(struct report_output *s, const struct output_totals *t)
 {
 	const struct output_meta *m = &s->meta;
 	FILE *f = s->f;
@@ -112,7 +84,7 @@ static void print_header(struct summary *s, const struct output_totals *t)
 		fprintf(f, "  selection  %s\n", m->selection);
 }
 
-static void print_banner(struct summary *s, const struct output_totals *t)
+static void print_banner(struct report_output *s, const struct output_totals *t)
 {
 	const struct report *r = &s->rep;
 	uint64_t lost = report_lost_events(r, t);
@@ -149,7 +121,7 @@ static void print_banner(struct summary *s, const struct output_totals *t)
 		r->by_reason[INCOMPLETE_LOSS]);
 }
 
-static void print_opcodes(struct summary *s)
+static void print_opcodes(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
@@ -195,7 +167,7 @@ static void print_opcodes(struct summary *s)
 	}
 }
 
-static void print_paths(struct summary *s)
+static void print_paths(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
@@ -223,7 +195,7 @@ static void print_paths(struct summary *s)
 	}
 }
 
-static void print_procs(struct summary *s)
+static void print_procs(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	struct proc_stats **ps;
@@ -298,7 +270,7 @@ static void print_procs(struct summary *s)
 	}
 }
 
-static void print_iowq(struct summary *s)
+static void print_iowq(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
@@ -324,7 +296,7 @@ static void print_iowq(struct summary *s)
 	}
 }
 
-static void print_errors(struct summary *s)
+static void print_errors(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	struct err_stats **es;
@@ -356,14 +328,14 @@ static void print_errors(struct summary *s)
 	fprintf(f, "  unpaired syscalls     %" PRIu64 "\n", r->unpaired_markers);
 }
 
-static void print_unknown(struct summary *s, const struct output_totals *t)
+static void print_unknown(struct report_output *s, const struct output_totals *t)
 {
 	if (t->unknown_records)
 		fprintf(s->f, "  records of unknown types (newer recorder; skipped)  %" PRIu64 "\n",
 			t->unknown_records);
 }
 
-static void print_losses(struct summary *s, const struct output_totals *t)
+static void print_losses(struct report_output *s, const struct output_totals *t)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
@@ -417,9 +389,8 @@ static void print_losses(struct summary *s, const struct output_totals *t)
 	}
 }
 
-static int s_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
+static int s_render(struct report_output *s, const struct output_totals *t, char *err, size_t errlen)
 {
-	struct summary *s = S(o);
 	FILE *f = s->f;
 
 	print_header(s, t);
@@ -436,49 +407,14 @@ static int s_end(struct output *o, const struct output_totals *t, char *err, siz
 		for (size_t i = 0; i < t->nwarnings; i++)
 			fprintf(f, "  %s\n", t->warnings[i]);
 	}
-	if (s->rep.oom) {
-		snprintf(err, errlen, "out of memory while summarising");
-		return -1;
-	}
-	if (fflush(f) || ferror(f)) {
-		snprintf(err, errlen, "%s: write error", s->cfg.path ? s->cfg.path : "stdout");
-		return -1;
-	}
+	(void)err;
+	(void)errlen;
 	return 0;
 }
 
-static void s_destroy(struct output *o)
-{
-	struct summary *s = S(o);
-
-	if (s->f && !s->is_stdout)
-		fclose(s->f);
-	report_free(&s->rep);
-	free(s);
-}
-
-static const struct output_ops summary_ops = {
-	.name = "summary",
-	.begin = s_begin,
-	.task = s_task,
-	.request = s_request,
-	.syscall = s_syscall,
-	.cqe = s_cqe,
-	.loss = s_loss,
-	.marker = s_marker,
-	.end = s_end,
-	.destroy = s_destroy,
-};
+static const struct output_ops summary_ops = REPORT_OUTPUT_OPS("summary");
 
 struct output *output_summary_new(const struct output_config *cfg, char *err, size_t errlen)
 {
-	struct summary *s = calloc(1, sizeof(*s));
-
-	if (!s) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	s->base.ops = &summary_ops;
-	s->cfg = *cfg;
-	return &s->base;
+	return report_output_new(cfg, &summary_ops, s_render, err, errlen);
 }

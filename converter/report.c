@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,4 +372,93 @@ uint64_t report_lost_events(const struct report *r, const struct output_totals *
 	if (t->nloss_counters)
 		return t->lost_events + damaged;
 	return r->loss_events;
+}
+
+/* ------------------------------------------------ output plumbing */
+
+int report_output_begin(struct output *o, const struct output_meta *meta,
+			char *err, size_t errlen)
+{
+	struct report_output *ro = REPORT_OUTPUT(o);
+
+	ro->f = output_open_file(ro->cfg.path, ro->cfg.force, &ro->is_stdout, err, errlen);
+	if (!ro->f)
+		return -1;
+	ro->meta = *meta;
+	report_init(&ro->rep, &ro->meta);
+	return 0;
+}
+
+void report_output_task(struct output *o, const struct model_task *t)
+{
+	report_task(&REPORT_OUTPUT(o)->rep, t);
+}
+
+void report_output_request(struct output *o, const struct model_request *r)
+{
+	report_request(&REPORT_OUTPUT(o)->rep, r);
+}
+
+void report_output_syscall(struct output *o, const struct model_syscall *c)
+{
+	report_syscall(&REPORT_OUTPUT(o)->rep, c);
+}
+
+void report_output_cqe(struct output *o, const struct model_cqe *c)
+{
+	report_cqe(&REPORT_OUTPUT(o)->rep, c);
+}
+
+void report_output_loss(struct output *o, const struct model_loss *l)
+{
+	report_loss(&REPORT_OUTPUT(o)->rep, l);
+}
+
+void report_output_marker(struct output *o, const struct model_marker *m)
+{
+	report_marker(&REPORT_OUTPUT(o)->rep, m);
+}
+
+int report_output_end(struct output *o, const struct output_totals *t,
+		      char *err, size_t errlen)
+{
+	struct report_output *ro = REPORT_OUTPUT(o);
+
+	if (ro->render(ro, t, err, errlen))
+		return -1;
+	if (ro->rep.oom) {
+		snprintf(err, errlen, "out of memory while summarising");
+		return -1;
+	}
+	if (fflush(ro->f) || ferror(ro->f)) {
+		snprintf(err, errlen, "%s: write error", ro->cfg.path ? ro->cfg.path : "stdout");
+		return -1;
+	}
+	return 0;
+}
+
+void report_output_destroy(struct output *o)
+{
+	struct report_output *ro = REPORT_OUTPUT(o);
+
+	if (ro->f && !ro->is_stdout)
+		fclose(ro->f);
+	report_free(&ro->rep);
+	free(ro);
+}
+
+struct output *report_output_new(const struct output_config *cfg,
+				 const struct output_ops *ops, report_render_fn render,
+				 char *err, size_t errlen)
+{
+	struct report_output *ro = calloc(1, sizeof(*ro));
+
+	if (!ro) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ro->base.ops = ops;
+	ro->cfg = *cfg;
+	ro->render = render;
+	return &ro->base;
 }

@@ -79,6 +79,57 @@ struct report {
 	bool oom;
 };
 
+/*
+ * The output plumbing shared by the formats rendered from a report
+ * (summary and json): begin() opens the destination, every object goes into
+ * the report, and end() calls the format's render() and checks the write.
+ * A format supplies only render() and an ops table from REPORT_OUTPUT_OPS().
+ */
+struct report_output;
+typedef int (*report_render_fn)(struct report_output *ro, const struct output_totals *t,
+				char *err, size_t errlen);
+
+struct report_output {
+	struct output base;
+	struct output_config cfg;
+	FILE *f;
+	bool is_stdout;
+	struct output_meta meta;
+	struct report rep;
+	report_render_fn render;
+};
+
+#define REPORT_OUTPUT(o) ((struct report_output *)(void *)(o))
+
+int report_output_begin(struct output *o, const struct output_meta *meta,
+			char *err, size_t errlen);
+void report_output_task(struct output *o, const struct model_task *t);
+void report_output_request(struct output *o, const struct model_request *r);
+void report_output_syscall(struct output *o, const struct model_syscall *c);
+void report_output_cqe(struct output *o, const struct model_cqe *c);
+void report_output_loss(struct output *o, const struct model_loss *l);
+void report_output_marker(struct output *o, const struct model_marker *m);
+int report_output_end(struct output *o, const struct output_totals *t,
+		      char *err, size_t errlen);
+void report_output_destroy(struct output *o);
+
+#define REPORT_OUTPUT_OPS(NAME) {					\
+	.name = NAME,							\
+	.begin = report_output_begin,					\
+	.task = report_output_task,					\
+	.request = report_output_request,				\
+	.syscall = report_output_syscall,				\
+	.cqe = report_output_cqe,					\
+	.loss = report_output_loss,					\
+	.marker = report_output_marker,					\
+	.end = report_output_end,					\
+	.destroy = report_output_destroy,				\
+}
+
+struct output *report_output_new(const struct output_config *cfg,
+				 const struct output_ops *ops, report_render_fn render,
+				 char *err, size_t errlen);
+
 void report_init(struct report *r, const struct output_meta *meta);
 void report_free(struct report *r);
 void report_task(struct report *r, const struct model_task *t);
