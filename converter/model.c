@@ -956,6 +956,21 @@ static struct req *start_request(struct model *m, struct task_state *ts, struct 
 
 static void track_link_flags(struct model *m, struct ring_state *rs, struct req *rq, bool failed);
 
+/* The SQE fields have the same names in submit and req_failed records. */
+#define COPY_SQE_FIELDS(m, rq, e) do {					\
+	if ((e)->flags & EVF_SQE_VALID) {				\
+		(rq)->r.sqe_fields_valid = true;			\
+		(rq)->r.buf_index = (e)->buf_index;			\
+		(rq)->r.off = (e)->off;					\
+		(rq)->r.off_valid = names_off_known((m)->cfg.names, (e)->opcode); \
+		(rq)->r.fd = (e)->fd;					\
+		(rq)->r.len = (e)->len;					\
+		(rq)->r.op_flags = (e)->op_flags;			\
+		(rq)->r.ioprio = (e)->ioprio;				\
+		(rq)->r.personality = (e)->personality;			\
+	}								\
+} while (0)
+
 static void on_submit(struct model *m, const struct ev_submit *e, struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
@@ -985,17 +1000,7 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	rq->r.req_flags = e->req_flags;
 	if (e->flags & EVF_SQ_THREAD)
 		rq->r.modifiers |= REQM_SQPOLL;
-	if (e->flags & EVF_SQE_VALID) {
-		rq->r.sqe_fields_valid = true;
-		rq->r.buf_index = e->buf_index;
-		rq->r.off = e->off;
-		rq->r.off_valid = names_off_known(m->cfg.names, e->opcode);
-		rq->r.fd = e->fd;
-		rq->r.len = e->len;
-		rq->r.op_flags = e->op_flags;
-		rq->r.ioprio = e->ioprio;
-		rq->r.personality = e->personality;
-	}
+	COPY_SQE_FIELDS(m, rq, e);
 	track_link_flags(m, rs, rq, false);
 }
 
@@ -1016,17 +1021,7 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 	rq->r.sqe_flags = e->sqe_flags;
 	rq->r.user_data = e->user_data;
 	rq->r.init_error = e->error;
-	if (e->flags & EVF_SQE_VALID) {
-		rq->r.sqe_fields_valid = true;
-		rq->r.buf_index = e->buf_index;
-		rq->r.off = e->off;
-		rq->r.off_valid = names_off_known(m->cfg.names, e->opcode);
-		rq->r.fd = e->fd;
-		rq->r.len = e->len;
-		rq->r.op_flags = e->op_flags;
-		rq->r.ioprio = e->ioprio;
-		rq->r.personality = e->personality;
-	}
+	COPY_SQE_FIELDS(m, rq, e);
 	track_link_flags(m, rs, rq, true);
 	marker(m, MARK_REQ_FAILED, HDR(e), rs, rq, e->error, e->user_data, 0, 0, 0);
 }
