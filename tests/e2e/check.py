@@ -33,8 +33,9 @@ import subprocess
 import sys
 import time
 
-import e2e_asserts
-import e2e_hooks
+sys.dont_write_bytecode = True      # no __pycache__ in the source tree
+import e2e_asserts                  # noqa: E402
+import e2e_hooks                    # noqa: E402
 
 
 def tool(env, rel):

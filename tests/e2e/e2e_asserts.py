@@ -666,9 +666,20 @@ def check_lossy(c):
     for ev, want in (("submit", nops), ("complete", t["requests"]["NOP"]["cqes"]),
                      ("enter_begin", enters), ("enter_end", enters)):
         c.eq(f"{ev}: recorded + lost == generated", recorded[ev] + lost[ev], want)
-    c.eq("requests: one per recorded submission", s["requests"]["total"], recorded["submit"])
+    # A request per recorded submission, and one per completion whose
+    # submission was lost: never complete, always "incomplete: loss".
+    reqs = c.mine("requests")
+    submitted = [r for r in reqs if r["submit_ns"] not in ("", "-1")]
+    orphans = [r for r in reqs if r["submit_ns"] in ("", "-1")]
+    c.eq("requests with a submission", len(submitted), recorded["submit"])
+    c.eq("requests without a submission", Counter((r["status"], r["incomplete_reason"]) for r in orphans),
+         Counter({("incomplete", "loss"): len(orphans)}) if orphans else Counter())
+    c.eq("CQEs of the requests", sum(int(r["cqes"]) for r in reqs), recorded["complete"])
+    c.eq("summary: requests", s["requests"]["total"], len(reqs))
     inc = s["requests"]["incomplete"] + s["requests"]["complete"]
     c.eq("requests: complete or incomplete", inc, s["requests"]["total"])
+    c.eq("summary: incomplete for a reason other than loss",
+         s["requests"]["incomplete"] - s["requests"]["incomplete_reasons"]["loss"], 0)
     c.check(len(c.table("losses")) > 0, "losses.csv places no loss in time")
     c.eq("losses.csv counts == the total", sum(int(r["count"]) for r in c.table("losses")), total)
     c.eq("syscalls of other processes", sorted({x["pid"] for x in c.table("syscalls")} - {str(c.pid)}), [])

@@ -121,7 +121,9 @@ def check_hooks(facts, metas):
                 continue
             if hook == "sched:sched_switch":
                 continue            # an io-wq method, below
-            column[hook] = cell(p)
+            # one row for the submission tracepoint, whichever the kernel has
+            row = "io_uring: submission" if event.startswith("io_uring_submit_") else hook
+            column[row] = cell(p)
             if system != "io_uring":
                 want_here = True
             elif offered is None:

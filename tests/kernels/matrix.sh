@@ -163,7 +163,7 @@ for c in cols:
         if h not in rows:
             rows.append(h)
 def short(s):
-    return s if len(s) <= 44 else s[:41] + "..."
+    return s if len(s) <= 60 else s[:57] + "..."
 width = max([len(r) for r in rows] + [4])
 cw = [max([len(short(c["hooks"].get(r, "-"))) for r in rows] + [len(c["label"])]) for c in cols]
 print(f"{'hook':<{width}}  " + "  ".join(f"{c['label']:<{w}}" for c, w in zip(cols, cw)))
