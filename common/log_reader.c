@@ -487,7 +487,10 @@ int log_reader_open(struct log_reader **rp, const char *path, char *msg, size_t 
 		ret = -ENOMEM;
 		goto fail;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO would wait for a writer forever; it is
+	 * refused below like any file that is not regular.  (Reads of a
+	 * regular file ignore the flag.) */
+	r->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (r->fd < 0) {
 		ret = -errno;
 		msgf(msg, msglen, "%s: cannot open: %s", path, strerror(errno));

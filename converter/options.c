@@ -132,6 +132,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	unsigned long long v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		/* getopt already said what is wrong with an unknown option or a
+		 * missing argument, in one line: no second "Try --help" line. */
+		state->err_stream = NULL;
+		break;
 	case 'f':
 		if (!strcmp(arg, "summary"))
 			o->format = FORMAT_SUMMARY;

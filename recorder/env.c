@@ -334,6 +334,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		env->exit_now = true;
 		state->next = state->argc;
 		return 0;
+	case ARGP_KEY_INIT:
+		/* getopt already said what is wrong with an unknown option or a
+		 * missing argument, in one line: no second "Try --help" line. */
+		state->err_stream = NULL;
+		return 0;
 	case ARGP_KEY_ARG:
 		/* The first non-option starts COMMAND: everything after it is its. */
 		env->command = &state->argv[state->next - 1];

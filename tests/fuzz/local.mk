@@ -68,7 +68,9 @@ endif
 # Old recordings convert forever: the golden log of every format version,
 # written by the real recorder, converts to exactly the kept outputs.
 TESTS += tests/hardening/golden_logs.sh
-EXTRA_DIST += tests/hardening/golden_logs.sh tests/golden/README \
+# Bad command lines and files, both programs: one line, the right status.
+TESTS += tests/hardening/cli_errors.sh
+EXTRA_DIST += tests/hardening/golden_logs.sh tests/hardening/cli_errors.sh tests/golden/README \
 	tests/golden/real_v1.0.log tests/golden/real_v1.0.txt tests/golden/real_v1.0
 EXTRA_DIST += tests/hardening/kill_random.sh tests/hardening/kill_random.py \
 	tests/hardening/tmpfs_full.sh tests/hardening/saturate.sh \
