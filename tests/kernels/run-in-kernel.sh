@@ -24,8 +24,8 @@
 #   -i SRC[:DEST]  put the host file or directory SRC at DEST in the guest
 #                  (default /bin/NAME); repeatable
 #   -o DIR         unpack the guest's /out into DIR (the command writes
-#                  there; keep it to a few MB: the serial port moves about
-#                  a megabyte a second)
+#                  there; it travels gzipped over a serial port at a few
+#                  hundred KB a second under TCG: keep it to a few MB)
 #   -t SECONDS     time limit for boot and command (default 600)
 #   -c CPUS        guest CPUs (default 1: under TCG one is faster)
 #   -m MIB         guest memory (default 1024)
