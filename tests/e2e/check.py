@@ -108,8 +108,7 @@ def check_run(outdir, name, facts, bystander):
     truth = load_json(os.path.join(outdir, name + ".json"), f"{name}.json (the workload's JSON)")
     if truth.get("status") == "unavailable":
         return "unavailable", [f"the workload says: {truth.get('errors')}"], None, run
-    lossy = "--ring-size=4K" in run["options"]
-    d = convert(outdir, name, lossy)
+    d = convert(outdir, name, e2e_asserts.expects_losses(run))
     ctx = e2e_asserts.Context(run, truth, d, facts, bystander,
                               os.path.join(outdir, name + ".err"))
     e2e_asserts.check_all(ctx)
