@@ -15,7 +15,8 @@
 #   host: run the RECORD step here, with the same static binaries (root,
 #       or sudo -n for the recorder);
 # then run the CHECK step (tests/e2e/check.py) on this machine: the same
-# assertions as make check, plus "every hook this kernel offers attached".
+# assertions as make check, plus "every hook this kernel offers attached";
+# and a guest's kernel log must hold no warning, BUG or oops.
 # RUN names runs of tests/e2e/plan (default: all of them: every scenario,
 # the storm, and each io-wq and syscall method forced in turn).
 #
@@ -29,6 +30,7 @@
 # libraries), qemu-system-x86, busybox-static, python3; apt-get download
 # for the first run of each kernel (about 180 MB for both).  Under TCG a
 # guest takes a few seconds to boot; -t bounds each guest (default 900).
+# Guests get two CPUs (GUEST_CPUS), emulated on one host thread.
 # CI=true: a kernel that cannot be run (no root for the host) fails.
 set -uo pipefail
 
@@ -38,6 +40,7 @@ top_builddir=${top_builddir:-$(pwd)}
 kernels=${KERNELS:-"6.1 6.12 host"}
 out=$top_builddir/tests/kernels/out
 timeout=900
+cpus=${GUEST_CPUS:-2}
 
 while getopts "k:o:t:h" opt; do
 	case $opt in
@@ -124,7 +127,7 @@ for k in $kernels; do
 		fi
 		label=$(cat "$kdir/release")
 		t0=$(date +%s)
-		"$here/run-in-kernel.sh" -t "$timeout" -o "$dir" -l "$dir.console.log" \
+		"$here/run-in-kernel.sh" -t "$timeout" -c "$cpus" -o "$dir" -l "$dir.console.log" \
 			-i "$rec:/bin/uring-record" -i "$work:/bin/workload" -i "$bys:/bin/bystander" \
 			-i "$srcdir/tests/e2e/record.sh:/e2e/record.sh" -i "$srcdir/tests/e2e/plan:/e2e/plan" \
 			"$kdir" /bin/sh /e2e/record.sh /out "${runs[@]+"${runs[@]}"}" >"$dir.record.log" 2>&1
@@ -139,6 +142,19 @@ for k in $kernels; do
 		continue
 	fi
 	run_check "$dir" "$label"
+	if [ "$k" != host ]; then
+		# The guest's kernel must not have warned (WARN_ON, BUG, oops)
+		# while BPF programs were attached to it.
+		if grep -qE 'Call Trace|BUG:|Oops|WARNING: CPU|general protection' "$dir.console.log"; then
+			echo "  FAIL  kernel log: the kernel complained (in $dir.console.log):"
+			grep -E -m 5 'Call Trace|BUG:|Oops|WARNING: CPU|general protection' "$dir.console.log" |
+				sed 's/^/        /'
+			failed=$((failed + 1))
+		else
+			echo "  PASS  kernel log: no warning, BUG or oops"
+			passed=$((passed + 1))
+		fi
+	fi
 	t2=$(date +%s)
 	labels+=("$k")
 	timings+=("$label: record $((t1 - t0)) s$([ "$k" = host ] || echo ' (boot included)'), check $((t2 - t1)) s")

@@ -27,7 +27,7 @@
 #                  there; it travels gzipped over a serial port at a few
 #                  hundred KB a second under TCG: keep it to a few MB)
 #   -t SECONDS     time limit for boot and command (default 600)
-#   -c CPUS        guest CPUs (default 1: under TCG one is faster)
+#   -c CPUS        guest CPUs (default 2)
 #   -m MIB         guest memory (default 1024)
 #   -e VAR=VALUE   environment of the command; repeatable
 #   -l FILE        keep the kernel console log in FILE
@@ -37,13 +37,22 @@
 #
 # Exit status: the command's; 124 when the time limit was reached; 125
 # when the guest could not be run (no kernel, no QEMU, boot failure,
-# kernel panic).  Environment: RINGSIDE_QEMU (qemu-system-x86_64),
+# kernel panic).
+#
+# Under TCG (no usable KVM) QEMU runs the guest's CPUs on one host thread
+# (thread=single): multi-threaded TCG was seen to run a stale int3 of a
+# tracepoint's static key that another vCPU was patching as the recorder
+# attached or detached ("Oops: int3" in __io_submit_flush_completions,
+# 6.12, 2 vCPUs), and it is no faster for this work on a 2-core host.
+# RINGSIDE_TCG_THREAD=multi selects it anyway.
+#
+# Environment: RINGSIDE_QEMU (qemu-system-x86_64),
 # RINGSIDE_BUSYBOX (a static busybox; default /bin/busybox, else
 # busybox-static fetched with apt-get download into the kernel cache).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-timeout=600 cpus=1 mem=1024 accel=auto verbose=0 outdir= console_log=
+timeout=600 cpus=2 mem=1024 accel=auto verbose=0 outdir= console_log=
 declare -a includes=() envs=()
 
 die() {
@@ -65,7 +74,7 @@ while getopts ":i:o:t:c:m:e:l:a:vh" opt; do
 	l) console_log=$OPTARG ;;
 	a) accel=$OPTARG ;;
 	v) verbose=1 ;;
-	h) sed -n '5,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '5,50p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	:) die "option -$OPTARG needs a value" ;;
 	*) die "unknown option -$OPTARG (-h for help)" ;;
 	esac
@@ -129,7 +138,7 @@ if [ "$accel" = auto ]; then
 fi
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host,-arch-capabilities) ;;
-tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
+tcg) accel_args=(-accel "tcg,thread=${RINGSIDE_TCG_THREAD:-single}" -cpu max) ;;
 *) die "accelerator $accel: kvm, tcg or auto" ;;
 esac
 
@@ -224,7 +233,7 @@ qemu_args=(
 	"${accel_args[@]}" -machine pc "${bios_args[@]+"${bios_args[@]}"}"
 	-m "$mem" -smp "$cpus" -nodefaults -no-user-config -display none -monitor none
 	-no-reboot -kernel "$boot_image" -initrd "$initrd"
-	-append "console=ttyS0,115200 panic=-1 loglevel=4 rdinit=/init 8250.nr_uarts=4"
+	-append "console=ttyS0,115200 panic=-1 loglevel=5 rdinit=/init 8250.nr_uarts=4"
 	-serial "file:$work/console" -serial "file:$work/stdout"
 	-serial "file:$work/stderr" -serial "file:$work/control"
 )
