@@ -32,8 +32,11 @@ struct active {
 	size_t cap, len;
 	struct rec_ref *refs;
 	size_t nrefs, refcap, pos;
+	uint64_t bytes;			/* counted in merge.active_bytes while merging */
 	struct active *next_free;
 };
+
+uint64_t merge_max_active_bytes = MERGE_MAX_ACTIVE_BYTES;
 
 struct merge {
 	struct log_reader *r;
@@ -50,15 +53,36 @@ struct merge {
 	unsigned char scratch[EV_RECORD_MAX];
 	char lossmsg[LOG_MSG_LEN];
 	bool oom;
+	uint32_t *cpu_slot;		/* during the walk: cpu -> index + 1 in st.cpus */
+	uint64_t active_bytes;		/* payloads and indexes of frames being merged */
+	uint64_t warnings_dropped;	/* beyond MERGE_MAX_WARNINGS */
+	size_t cpucap;
 };
 
 static void warnf(struct merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * At most MERGE_MAX_WARNINGS lines: a damaged or hostile log can hold
+ * millions of bad frames, and one line each would bury the first ones
+ * (and stderr).  The last line then counts the ones not shown.
+ */
 static void warnf(struct merge *m, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
 
+	if (m->nwarnings == MERGE_MAX_WARNINGS) {
+		m->warnings_dropped++;
+		free(m->warnings[MERGE_MAX_WARNINGS - 1]);
+		if (asprintf(&m->warnings[MERGE_MAX_WARNINGS - 1],
+			     "%s: %" PRIu64 " more problems like the ones above are not listed",
+			     log_reader_path(m->r), m->warnings_dropped + 1) < 0) {
+			m->warnings[MERGE_MAX_WARNINGS - 1] = NULL;
+			m->nwarnings--;
+			m->oom = true;
+		}
+		return;
+	}
 	if (m->nwarnings == m->warncap) {
 		size_t cap = m->warncap ? m->warncap * 2 : 16;
 		char **p = realloc(m->warnings, cap * sizeof(*p));
@@ -81,32 +105,57 @@ static void warnf(struct merge *m, const char *fmt, ...)
 	m->warnings[m->nwarnings++] = s;
 }
 
+/*
+ * The statistics of a CPU (cpu < MERGE_MAX_CPUS), created on first use.
+ * Appended in order of appearance through a direct index, and sorted by
+ * CPU once the walk is done (sort_cpu_stats): inserting in place would
+ * move the whole array for every new CPU of a log that lists them from
+ * the highest down.
+ */
 static struct merge_cpu_stats *cpu_stats(struct merge *m, unsigned cpu)
 {
-	size_t lo = 0, hi = m->st.ncpus;
 	struct merge_cpu_stats *p;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
+	if (!m->cpu_slot) {
+		m->cpu_slot = calloc(MERGE_MAX_CPUS, sizeof(*m->cpu_slot));
+		if (!m->cpu_slot) {
+			m->oom = true;
+			return NULL;
+		}
+	}
+	if (m->cpu_slot[cpu])
+		return &m->st.cpus[m->cpu_slot[cpu] - 1];
+	if (m->st.ncpus == m->cpucap) {
+		size_t cap = m->cpucap ? m->cpucap * 2 : 16;
 
-		if (m->st.cpus[mid].cpu < cpu)
-			lo = mid + 1;
-		else
-			hi = mid;
+		p = realloc(m->st.cpus, cap * sizeof(*p));
+		if (!p) {
+			m->oom = true;
+			return NULL;
+		}
+		m->st.cpus = p;
+		m->cpucap = cap;
 	}
-	if (lo < m->st.ncpus && m->st.cpus[lo].cpu == cpu)
-		return &m->st.cpus[lo];
-	p = realloc(m->st.cpus, (m->st.ncpus + 1) * sizeof(*p));
-	if (!p) {
-		m->oom = true;
-		return NULL;
-	}
-	m->st.cpus = p;
-	memmove(&p[lo + 1], &p[lo], (m->st.ncpus - lo) * sizeof(*p));
-	memset(&p[lo], 0, sizeof(*p));
-	p[lo].cpu = cpu;
-	m->st.ncpus++;
-	return &p[lo];
+	p = &m->st.cpus[m->st.ncpus++];
+	memset(p, 0, sizeof(*p));
+	p->cpu = cpu;
+	m->cpu_slot[cpu] = (uint32_t)m->st.ncpus;
+	return p;
+}
+
+static int cmp_cpu_stats(const void *a, const void *b)
+{
+	const struct merge_cpu_stats *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+static void sort_cpu_stats(struct merge *m)
+{
+	if (m->st.ncpus > 1)
+		qsort(m->st.cpus, m->st.ncpus, sizeof(*m->st.cpus), cmp_cpu_stats);
+	free(m->cpu_slot);
+	m->cpu_slot = NULL;
 }
 
 static int plan_add(struct merge *m, const struct src *s)
@@ -371,6 +420,7 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 			break;
 		}
 	}
+	sort_cpu_stats(m);
 	m->st.stop = log_reader_stop(r, &stopmsg, NULL);
 	copy_clean(m->st.stop_message, sizeof(m->st.stop_message), stopmsg);
 	if (m->st.stop != LOG_STOP_END)
@@ -498,6 +548,8 @@ static int cmp_ref(const void *a, const void *b)
 
 static void release(struct merge *m, struct active *a)
 {
+	m->active_bytes -= a->bytes;
+	a->bytes = 0;
 	a->src = NULL;
 	a->next_free = m->free_list;
 	m->free_list = a;
@@ -541,7 +593,28 @@ static int load_frame(struct merge *m, const struct src *s, struct merge_item *i
 	}
 	a->src = s;
 	a->nrefs = a->pos = 0;
+	a->bytes = 0;
 	m->st.bytes_done = s->f.payload_offset + s->f.h.stored_size;
+	/*
+	 * Frames are held from their first to their last record's time, so
+	 * memory is what the frames overlapping in time hold: a few per CPU
+	 * from uring-record, but a hostile log can make every frame overlap
+	 * (a 64 MiB payload of one repeated record is 6 KiB of zstd).  Past
+	 * merge_max_active_bytes, a frame is skipped and counted as lost.
+	 */
+	want = s->f.h.raw_size / 24 < s->f.h.count ? s->f.h.raw_size / 24 : s->f.h.count;
+	if (m->nheap && m->active_bytes + s->f.h.raw_size + want * sizeof(*a->refs) >
+			merge_max_active_bytes) {
+		snprintf(msg, sizeof(msg),
+			 "%s: offset %" PRIu64 ": frame %" PRIu64 " (CPU %u) overlaps in time with %zu frames holding %" PRIu64
+			 " MiB; merging it too would need more than %" PRIu64 " MiB",
+			 log_reader_path(m->r), s->f.offset, s->f.index, s->stream, m->nheap,
+			 m->active_bytes >> 20, merge_max_active_bytes >> 20);
+		warnf(m, "%s; its %u records are counted as lost", msg, s->f.h.count);
+		damaged_item(m, s, s->f.h.count, msg, it);
+		release(m, a);
+		return m->oom ? -1 : 0;
+	}
 	if (log_reader_payload_into(m->r, &s->f, &a->buf, &a->cap, &a->len, msg, sizeof(msg))) {
 		warnf(m, "%s; its %u records (%s, time %" PRIu64 "..%" PRIu64
 		      " ns) are counted as lost", msg, s->f.h.count,
@@ -621,6 +694,8 @@ join:
 		m->heapcap = cap;
 	}
 	m->heap[m->nheap++] = a;
+	a->bytes = a->len + a->nrefs * sizeof(*a->refs);
+	m->active_bytes += a->bytes;
 	heap_up(m, m->nheap - 1);
 	/* A partly damaged frame joined the heap and also reports its loss. */
 	return ret < 0 || a->nrefs < s->f.h.count ? 0 : 1;
@@ -732,6 +807,7 @@ void merge_close(struct merge *m)
 	free(m->heap);
 	free(m->plan);
 	free(m->st.cpus);
+	free(m->cpu_slot);
 	free(m->st.loss_counters);
 	free(m);
 }

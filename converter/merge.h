@@ -38,6 +38,18 @@
 
 #define MERGE_MAX_CPUS 65536
 
+/*
+ * Memory for the frames being merged at once (payloads and their record
+ * indexes): a frame that would take more is skipped and reported as lost
+ * (warning, loss window).  uring-record's frames are 1 MiB and overlap a
+ * few per CPU; only a damaged or hostile log comes near.  A variable so
+ * that tests can lower it.
+ */
+#define MERGE_MAX_ACTIVE_BYTES (4ull << 30)
+/* Warning lines kept (the last one then counts the others). */
+#define MERGE_MAX_WARNINGS 100
+extern uint64_t merge_max_active_bytes;
+
 enum merge_item_kind { MERGE_RECORD = 1, MERGE_LOSS };
 
 struct merge_item {

@@ -85,7 +85,8 @@ struct req {
 	bool counted_inflight, in_iowq;
 	bool tentative_inline;
 	bool link_marker_sent;
-	bool ud_indexed;		/* in m->by_user_data */
+	bool ud_indexed;		/* in m->by_user_data's list for its key */
+	struct req *ud_prev, *ud_next;	/* that list: circular, oldest first */
 	uint64_t loss_seq_at_open;
 	bool loss_covered;
 	struct chain *chain;
@@ -103,7 +104,7 @@ struct model {
 	struct output *out;
 	const struct output_ops *ops;
 	struct hmap tasks, rings, reqs, fds;
-	struct hmap by_user_data;	/* (ring, user_data) -> open request, filled on demand */
+	struct hmap by_user_data;	/* (ring, user_data) -> oldest open submitted request */
 	struct ring_state **ring_list;
 	size_t nrings, ringcap;
 	uint64_t next_req_id, next_sys_id;
@@ -366,8 +367,18 @@ static struct req *req_new(struct model *m, struct ring_state *rs, uint64_t req_
 static void req_unlink_open(struct model *m, struct req *rq)
 {
 	if (rq->ud_indexed) {
-		if (hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rq->ring, rq->r.user_data) == rq)
-			hmap_del(&m->by_user_data, (uint64_t)(uintptr_t)rq->ring, rq->r.user_data);
+		uint64_t key = (uint64_t)(uintptr_t)rq->ring;
+
+		if (rq->ud_next == rq) {
+			hmap_del(&m->by_user_data, key, rq->r.user_data);
+		} else {
+			rq->ud_prev->ud_next = rq->ud_next;
+			rq->ud_next->ud_prev = rq->ud_prev;
+			if (hmap_get(&m->by_user_data, key, rq->r.user_data) == rq &&
+			    hmap_put(&m->by_user_data, key, rq->r.user_data, rq->ud_next))
+				m->oom = true;
+		}
+		rq->ud_prev = rq->ud_next = NULL;
 		rq->ud_indexed = false;
 	}
 	if (rq->open) {
@@ -490,31 +501,42 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
 }
 
 /*
- * The oldest open request of a ring with this user_data (CQEs that carry no
- * request pointer: 6.18 overflows, multishot CQEs posted through
- * io_req_post_cqe()/io_fill_cqe_aux()).  The first lookup scans the open
- * requests; the answer is cached until that request closes, so a multishot
- * stream costs one scan.
+ * Index a request just submitted (submit or req_failed: the only requests
+ * with sqe_valid, whose user_data then never changes) under (ring,
+ * user_data).  It has the highest id so far, so appending keeps each list
+ * oldest first.  An index kept up to date, not a scan per lookup: an
+ * overflow storm on 6.18, or CQEs of no known request, would otherwise
+ * cost a scan of every open request each.
+ */
+static void req_index_user_data(struct model *m, struct req *rq)
+{
+	uint64_t key = (uint64_t)(uintptr_t)rq->ring;
+	struct req *head = hmap_get(&m->by_user_data, key, rq->r.user_data);
+
+	if (!head) {
+		if (hmap_put(&m->by_user_data, key, rq->r.user_data, rq)) {
+			m->oom = true;
+			return;
+		}
+		rq->ud_prev = rq->ud_next = rq;
+	} else {
+		rq->ud_prev = head->ud_prev;
+		rq->ud_next = head;
+		head->ud_prev->ud_next = rq;
+		head->ud_prev = rq;
+	}
+	rq->ud_indexed = true;
+}
+
+/*
+ * The oldest open request of a ring with this user_data that was submitted
+ * (CQEs that carry no request pointer: 6.18 overflows, multishot CQEs
+ * posted through io_req_post_cqe()/io_fill_cqe_aux()).
  */
 static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint64_t user_data)
 {
 	struct req *rq = hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data);
-	struct hmap_slot *s;
 
-	if (rq) {
-		if (!m->cur_req)
-			m->cur_req = rq->r.id;
-		return rq;
-	}
-	hmap_for_each(&m->reqs, s) {
-		struct req *c = s->val;
-
-		if (c->ring == rs && c->r.user_data == user_data &&
-		    (c->r.sqe_valid || c->r.submit_ts) && (!rq || c->r.id < rq->r.id))
-			rq = c;
-	}
-	if (rq && !hmap_put(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data, rq))
-		rq->ud_indexed = true;
 	if (rq && !m->cur_req)
 		m->cur_req = rq->r.id;
 	return rq;
@@ -869,6 +891,8 @@ static void on_register_end(struct model *m, const struct ev_register_end *e,
 	sys_emit(m, ts, ss);
 }
 
+static int cmp_req_id(const void *a, const void *b);
+
 static void on_create(struct model *m, const struct ev_create *e, struct task_state *ts)
 {
 	struct ring_state *rs = hmap_get(&m->rings, e->ring, 0);
@@ -888,13 +912,10 @@ static void on_create(struct model *m, const struct ev_create *e, struct task_st
 			if (rq->ring == rs && grow(m, (void **)&open, &cap, n + 1, sizeof(*open)))
 				open[n++] = rq;
 		}
-		for (size_t i = 1; i < n; i++)	/* deterministic: by id */
-			for (size_t j = i; j > 0 && open[j - 1]->r.id > open[j]->r.id; j--) {
-				struct req *t = open[j];
-
-				open[j] = open[j - 1];
-				open[j - 1] = t;
-			}
+		/* Deterministic: by id.  (qsort: a log may leave any number
+		 * of requests open on a ring whose address is then reused.) */
+		if (n > 1)
+			qsort(open, n, sizeof(*open), cmp_req_id);
 		for (size_t i = 0; i < n; i++)
 			req_close_open(m, open[i], REQ_INCOMPLETE, INCOMPLETE_RING_RECREATED);
 		free(open);
@@ -997,6 +1018,7 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	rq->r.opcode = e->opcode;
 	rq->r.sqe_flags = e->sqe_flags;
 	rq->r.user_data = e->user_data;
+	req_index_user_data(m, rq);
 	rq->r.req_flags = e->req_flags;
 	if (e->flags & EVF_SQ_THREAD)
 		rq->r.modifiers |= REQM_SQPOLL;
@@ -1020,6 +1042,7 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 	rq->r.opcode = e->opcode;
 	rq->r.sqe_flags = e->sqe_flags;
 	rq->r.user_data = e->user_data;
+	req_index_user_data(m, rq);
 	rq->r.init_error = e->error;
 	COPY_SQE_FIELDS(m, rq, e);
 	track_link_flags(m, rs, rq, true);

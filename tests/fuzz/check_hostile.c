@@ -25,7 +25,9 @@
 #include "json.h"
 #include "log_reader.h"
 #include "log_writer.h"
+#include "merge.h"
 #include "output.h"
+#include "timebase.h"
 #include "test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -116,7 +118,7 @@ static void finish(struct log_writer *w)
 
 struct result {
 	int status;			/* convert_into's, or 128 + signal */
-	char err[8192];			/* its stderr */
+	char err[65536];		/* its stderr */
 	unsigned lines;
 };
 
@@ -339,6 +341,242 @@ START_TEST(test_overflow_marker_after_free)
 }
 END_TEST
 
+/* ------------------------------------------------ the bounds audit */
+
+/* A log of n submits (one thread, one ring, distinct requests, never
+ * completed), in frames of 100000 records, then more (records appended
+ * by fill, in frames of `per`). */
+static struct log_writer *open_requests_log(const char *path, uint64_t n)
+{
+	struct log_writer *w = hostile_create(path, NULL);
+	const size_t per = 100000;
+	struct ev_submit *buf = calloc(per, sizeof(*buf));
+	uint64_t done = 0;
+
+	ck_assert_ptr_nonnull(buf);
+	while (done < n) {
+		size_t k = 0;
+
+		for (; k < per && done < n; k++, done++)
+			buf[k] = (struct ev_submit){
+				.ts = T0 + done, .tid = 7, .tgid = 7, .type = EV_SUBMIT,
+				.flags = EVF_SQE_VALID, .ring = RING, .req = 0x1000 + done * 64,
+				.user_data = done,
+			};
+		frame(w, 0, (uint32_t)k, buf[0].ts, buf[k - 1].ts, buf, k * sizeof(*buf));
+	}
+	free(buf);
+	return w;
+}
+
+/*
+ * 200000 requests open when their ring's address is used for a new ring:
+ * they are closed in id order, which was an insertion sort (quadratic:
+ * minutes for this 800 KiB log).
+ */
+START_TEST(test_open_requests_ring_recreated)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "recreate.log");
+	struct log_writer *w = open_requests_log(path, 200000);
+	struct ev_create c = {
+		.ts = T0 + 300000, .tid = 7, .tgid = 7, .type = EV_CREATE, .ring = RING, .fd = 3,
+	};
+	struct result res;
+
+	frame(w, 1, 1, c.ts, c.ts, &c, sizeof(c));
+	finish(w);
+	convert_limited(path, 1024, UNDER_ASAN ? 120 : 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * 100000 open requests, then 100000 CQ overflows (6.18: no request
+ * pointer) whose user_data matches none, and 1000 that match: each was a
+ * scan of every open request (quadratic: minutes).  The matching ones
+ * still complete the oldest open request with their user_data.
+ */
+START_TEST(test_overflow_storm)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "storm.log");
+	const size_t nopen = 100000, nover = 101000;
+	struct log_writer *w = open_requests_log(path, nopen);
+	struct ev_cqe_overflow *o = calloc(nover, sizeof(*o));
+	struct result res;
+	struct capture *cap;
+	struct options opt = { 0 };
+
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < nover; i++)
+		o[i] = (struct ev_cqe_overflow){
+			.ts = T0 + 200000 + i, .tid = 7, .tgid = 7, .type = EV_CQE_OVERFLOW,
+			.ring = RING, .res = 0,
+			/* the last 1000 complete requests 0..999 */
+			.user_data = i < nover - 1000 ? UINT64_MAX - i : i - (nover - 1000),
+		};
+	frame(w, 1, (uint32_t)nover, o[0].ts, o[nover - 1].ts, o, nover * sizeof(*o));
+	free(o);
+	finish(w);
+	convert_limited(path, 1024, UNDER_ASAN ? 120 : 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	cap = convert_capture(path, &opt);
+	{
+		size_t complete = 0;
+
+		for (size_t i = 0; i < cap->nreq; i++) {
+			const struct model_request *r = &cap->req[i];
+
+			if (r->status != REQ_COMPLETE)
+				continue;
+			complete++;
+			ck_assert_uint_lt(r->user_data, 1000);
+			ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+		}
+		ck_assert_uint_eq(complete, 1000);
+		ck_assert_uint_eq(cap->nreq, nopen);
+	}
+	capture_free(cap);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * 65536 CPUs (the most a log may name), listed from the highest down: the
+ * per-CPU statistics were kept sorted by inserting in place (quadratic);
+ * they are still sorted, and all there.
+ */
+START_TEST(test_many_cpus)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "cpus.log");
+	struct log_writer *w = hostile_create(path, NULL);
+	struct log_reader *r;
+	struct merge *m;
+	struct timebase tb;
+	const struct merge_stats *st;
+	char err[LOG_MSG_LEN];
+	struct result res;
+
+	for (long cpu = MERGE_MAX_CPUS - 1; cpu >= 0; cpu--) {
+		struct ev_task_exit e = {
+			.ts = T0 + (uint64_t)cpu, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT,
+		};
+
+		frame(w, (uint32_t)cpu, 1, e.ts, e.ts, &e, sizeof(e));
+	}
+	finish(w);
+	convert_limited(path, 1024, UNDER_ASAN ? 10 : 3, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	ck_assert_int_eq(log_reader_open(&r, path, err, sizeof(err)), 0);
+	timebase_init(&tb);
+	ck_assert_int_eq(merge_open(&m, r, &tb, err, sizeof(err)), 0);
+	st = merge_stats(m);
+	ck_assert_uint_eq(st->ncpus, MERGE_MAX_CPUS);
+	for (size_t i = 0; i < st->ncpus; i++) {
+		ck_assert_uint_eq(st->cpus[i].cpu, i);
+		ck_assert_uint_eq(st->cpus[i].records, 1);
+	}
+	merge_close(m);
+	timebase_free(&tb);
+	log_reader_close(r);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/* 1000 frames of implausible CPUs: 100 warning lines, the last counting
+ * the rest (one line each flooded stderr and the outputs). */
+START_TEST(test_warning_flood)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "flood.log");
+	struct log_writer *w = hostile_create(path, NULL);
+	struct result res;
+	const char *last;
+
+	for (uint32_t i = 0; i < 1000; i++) {
+		struct ev_task_exit e = { .ts = T0 + i, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT };
+
+		frame(w, 0x80000000u + i, 1, e.ts, e.ts, &e, sizeof(e));
+	}
+	finish(w);
+	convert_limited(path, 0, 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	ck_assert_uint_eq(res.lines, MERGE_MAX_WARNINGS);
+	last = res.err + strlen(res.err) - 1;
+	while (last > res.err && last[-1] != '\n')
+		last--;
+	ck_assert_msg(strstr(last, "901 more problems like the ones above are not listed"), "%s",
+		      last);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * Frames that all overlap in time are merged at once.  A 64 MiB payload of
+ * one repeated record compresses to 6 KiB, so a small hostile log could
+ * make the converter hold gigabytes (100 such frames, 576 KiB: 10.9 GiB
+ * before the limit).  Past merge_max_active_bytes (here lowered to 24 MiB)
+ * a frame is skipped and counted as lost, and the conversion succeeds.
+ */
+START_TEST(test_overlapping_frames)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "overlap.log");
+	struct log_writer *w = hostile_create(path, NULL);
+	const size_t per = (8u << 20) / 24;
+	struct ev_task_exit *buf = calloc(per, sizeof(*buf));
+	uint64_t saved = merge_max_active_bytes;
+	struct result res;
+	unsigned skipped = 0;
+
+	ck_assert_ptr_nonnull(buf);
+	for (size_t i = 0; i < per; i++)
+		buf[i] = (struct ev_task_exit){ .ts = T0, .tid = 1, .tgid = 1, .type = EV_TASK_EXIT };
+	for (uint32_t f = 0; f < 8; f++)
+		frame(w, f % 2, (uint32_t)per, T0, T0, buf, per * sizeof(*buf));
+	free(buf);
+	finish(w);
+	merge_max_active_bytes = 24u << 20;
+	convert_limited(path, 1024, 60, &res);
+	merge_max_active_bytes = saved;
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	for (const char *p = res.err; (p = strstr(p, "overlaps in time with")); p++)
+		skipped++;
+	/* 8 MiB + 5.3 MiB of index each: the first frame always loads, and
+	 * at most 24 MiB worth stays loaded at once. */
+	ck_assert_msg(skipped >= 6 && skipped <= 7, "%u frames skipped: %s", skipped, res.err);
+	ck_assert_ptr_nonnull(strstr(res.err, "records are counted as lost"));
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
+/*
+ * Memory grows with what is open at once, not with the log: 300000
+ * requests left open (the worst a log can do with submits alone) fit in
+ * 512 MiB of address space -- about 1 KiB each at most.
+ */
+START_TEST(test_open_requests_memory)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "open.log");
+	struct result res;
+
+	finish(open_requests_log(path, 300000));
+	convert_limited(path, 512, UNDER_ASAN ? 120 : 30, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
 /* ------------------------------------------- recorder failures */
 
 /*
@@ -432,6 +670,15 @@ static Suite *hostile_suite(void)
 	tcase_add_test(tc, test_frame_count_huge);
 	tcase_add_test(tc, test_control_characters);
 	tcase_add_test(tc, test_overflow_marker_after_free);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("bounds");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_open_requests_ring_recreated);
+	tcase_add_test(tc, test_overflow_storm);
+	tcase_add_test(tc, test_many_cpus);
+	tcase_add_test(tc, test_warning_flood);
+	tcase_add_test(tc, test_overlapping_frames);
+	tcase_add_test(tc, test_open_requests_memory);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("recorder_failures");
 	tcase_add_test(tc, test_write_error_end);
