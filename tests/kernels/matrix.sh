@@ -29,7 +29,7 @@
 # Needs: ./configure --enable-static-recorder (the guests have no
 # libraries), qemu-system-x86, busybox-static, python3; apt-get download
 # for the first run of each kernel (about 180 MB for both).  Under TCG a
-# guest takes a few seconds to boot; -t bounds each guest (default 900).
+# guest takes a few seconds to boot; -t bounds each guest (default 1200).
 # Guests get two CPUs (GUEST_CPUS), emulated on one host thread.
 # CI=true: a kernel that cannot be run (no root for the host) fails.
 set -uo pipefail
@@ -39,7 +39,7 @@ srcdir=${srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-$(pwd)}
 kernels=${KERNELS:-"6.1 6.12 host"}
 out=$top_builddir/tests/kernels/out
-timeout=900
+timeout=1200
 cpus=${GUEST_CPUS:-2}
 
 while getopts "k:o:t:h" opt; do
