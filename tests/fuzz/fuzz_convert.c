@@ -101,6 +101,9 @@ static void check_stderr(const char *text, size_t len, int ret)
 			lines++;
 		i = end + 1;
 	}
+	/* The converter's own invariants never break, whatever the log. */
+	if (len && memmem(text, len, "internal error", 14))
+		fuzz_fail("conversion hit an internal error:\n%.*s", (int)len, text);
 	/* Fuzz inputs are small: running out of memory on one means an
 	 * allocation sized by the file, not by what it holds. */
 	if (len && memmem(text, len, "out of memory", 13))
