@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * fxtstat: what Perfetto would show for an FXT file, as JSON, for the live
- * FXT test (tests/fxt_live.py) to compare with the workload's ground truth.
+ * fxtstat: what Perfetto would show for an FXT file, as JSON, for the
+ * end-to-end suite (tests/e2e/check.py) to compare with the workload's
+ * ground truth.
  * It reads the file with the independent tests/fxt_reader (which replays
  * Perfetto's slice stacks and flow binding) and prints:
  *

@@ -118,10 +118,9 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 # lane allocator, the command line and a byte-exact golden file
 # (regenerate on purpose: RINGSIDE_REGENERATE_GOLDEN=1 make check
 # TESTS=tests/check_fxt_output, then check it with fxtcheck.py --werror).
-# tests/fxtstat: what Perfetto would show for an FXT file, as JSON.
-# tests/fxt_live.sh: record tests/workload demo and all, convert to FXT and
-# compare slices, flows and named threads with the workload's ground truth
-# (tests/fxt_live.py; root + BPF: skipped without, a failure on CI).
+# tests/fxtstat: what Perfetto would show for an FXT file, as JSON; the
+# end-to-end suite (tests/e2e/, below) compares it with the workload's
+# ground truth for every recorded scenario.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_fxt_output
 tests_check_fxt_output_SOURCES = tests/check_fxt_output.c
@@ -132,13 +131,8 @@ TESTS += tests/check_fxt_output
 check_PROGRAMS += tests/fxtstat
 tests_fxtstat_SOURCES = tests/fxtstat.c
 tests_fxtstat_LDADD = tests/libfxtreader.a $(COMMON_LIBS)
-if BUILD_RECORDER
-if HAVE_LIBURING
-TESTS += tests/fxt_live.sh
 endif
-endif
-endif
-EXTRA_DIST += tests/golden/convert_fxt.fxt tests/fxt_live.sh tests/fxt_live.py
+EXTRA_DIST += tests/golden/convert_fxt.fxt
 # --- end fxt output -------------------------------------------------------
 
 # --- uring-record (issue 3) -----------------------------------------------
