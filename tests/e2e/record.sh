@@ -134,6 +134,7 @@ if [ -d /sys/kernel/tracing/events ] || [ -d /sys/kernel/debug/tracing/events ] 
 else
 	# tracefs is not mounted: mount it where only a short-lived child
 	# sees it (as uring-record itself does), so nothing changes on the host.
+	# shellcheck disable=SC2016 # "$0" is the inner shell's
 	unshare -m sh -c 'mount --make-rprivate / 2>/dev/null
 		mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 		exec sh "$0" --facts' "$0" >"$out/kernel.facts" || facts >"$out/kernel.facts"
@@ -176,8 +177,10 @@ while IFS='|' read -r name ropts wargs; do
 	status=$?
 	t1=$(now_cs)
 	secs=$(( (t1 - t0) / 100 )).$(( (t1 - t0) % 100 / 10 ))
+	# shellcheck disable=SC2086
 	set -- $ropts
 	ropts_trim="$*"
+	# shellcheck disable=SC2086
 	set -- $wargs
 	echo "$name|$ropts_trim|$*|$status|$secs" >"$out/$name.run"
 	echo "$name" >>"$out/runs"

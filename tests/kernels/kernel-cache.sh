@@ -78,7 +78,8 @@ extract_vmlinux() {
 if [[ $arg =~ ^([0-9]+)\.([0-9]+)$ ]]; then
 	# Debian names: 6.1.0-56-amd64 (bookworm's 6.1), 6.12.117+deb12-amd64
 	re="${BASH_REMATCH[1]}\\.${BASH_REMATCH[2]}(\\.0-[0-9]+|\\.[0-9]+\\+deb[0-9]+)-amd64"
-	release=$(ls "$cache" 2>/dev/null | grep -E "^$re\$" | sort -V | tail -n 1 || true)
+	release=$(find "$cache" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null |
+		grep -E "^$re\$" | sort -V | tail -n 1 || true)
 	if [ -z "$release" ] || [ "${RINGSIDE_KERNEL_REFRESH:-0}" = 1 ]; then
 		newest=$(apt-cache search --names-only "^linux-image-$re\$" 2>/dev/null |
 			awk '{print $1}' | sed 's/^linux-image-//' | sort -V | tail -n 1)
@@ -100,7 +101,8 @@ if [ ! -s "$dir/vmlinuz" ]; then
 		trap 'rm -rf "$dl"' EXIT
 		apt_download "$dl" "linux-image-$release" ||
 			die "apt-get download linux-image-$release failed"
-		deb=$(ls "$dl"/*.deb | head -n 1)
+		debs=("$dl"/*.deb)
+		deb=${debs[0]}
 		mkdir -p "$dl/x" "$dl/k"
 		dpkg-deb --fsys-tarfile "$deb" |
 			tar -x -C "$dl/x" --wildcards './boot/vmlinuz-*' './boot/config-*' ||

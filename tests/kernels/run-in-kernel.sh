@@ -52,7 +52,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-timeout=600 cpus=2 mem=1024 accel=auto verbose=0 outdir= console_log=
+timeout=600 cpus=2 mem=1024 accel=auto verbose=0 outdir='' console_log=''
 declare -a includes=() envs=()
 
 die() {
@@ -136,6 +136,7 @@ if [ "$accel" = auto ]; then
 		accel=kvm
 	fi
 fi
+# shellcheck disable=SC2054 # commas inside QEMU's arguments
 case $accel in
 kvm) accel_args=(-accel kvm -cpu host,-arch-capabilities) ;;
 tcg) accel_args=(-accel "tcg,thread=${RINGSIDE_TCG_THREAD:-single}" -cpu max) ;;
@@ -145,6 +146,7 @@ esac
 # ------------------------------------------------------------ initramfs
 work=$(mktemp -d "${TMPDIR:-/tmp}/ringside-guest.XXXXXX")
 qemu_pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	if [ -n "$qemu_pid" ]; then
 		kill -TERM "$qemu_pid" 2>/dev/null || true
