@@ -131,7 +131,8 @@ struct fxo {
 	size_t nrings;
 	struct hmap links;		/* successor request id -> link_out */
 	struct loss_track *loss;
-	size_t nloss;
+	size_t nloss, losscap;
+	struct hmap loss_index;		/* cpu -> index + 1 in loss */
 	struct fxt_koids koids;
 	struct op_names ops[256];
 	uint64_t next_flow;
@@ -1244,23 +1245,34 @@ static void x_counter(struct output *o, const struct model_counter *c)
 
 /* ---------------------------------------------------------------- losses */
 
+/* The track of a CPU's losses.  Indexed: a log may name 65536 CPUs, each
+ * with many loss windows (a scan per window took 13 s for 655360). */
 static struct loss_track *loss_track(struct fxo *x, unsigned cpu)
 {
+	uintptr_t at = (uintptr_t)hmap_get(&x->loss_index, cpu, 0);
 	struct loss_track *p;
 
-	for (size_t i = 0; i < x->nloss; i++)
-		if (x->loss[i].cpu == cpu)
-			return &x->loss[i];
-	p = realloc(x->loss, (x->nloss + 1) * sizeof(*p));
-	if (!p) {
-		x->oom = true;
-		return NULL;
+	if (at)
+		return &x->loss[at - 1];
+	if (x->nloss == x->losscap) {
+		size_t cap = x->losscap ? x->losscap * 2 : 8;
+
+		p = realloc(x->loss, cap * sizeof(*p));
+		if (!p) {
+			x->oom = true;
+			return NULL;
+		}
+		x->loss = p;
+		x->losscap = cap;
 	}
-	x->loss = p;
 	p = &x->loss[x->nloss];
 	*p = (struct loss_track){ .cpu = cpu, .koid = fxt_koids_next(&x->koids) };
 	if (!p->koid)
 		return NULL;
+	if (hmap_put(&x->loss_index, cpu, 0, (void *)(uintptr_t)(x->nloss + 1))) {
+		x->oom = true;
+		return NULL;
+	}
 	x->nloss++;
 	return p;
 }
@@ -1588,6 +1600,7 @@ static void x_destroy(struct output *o)
 	}
 	free(x->rings);
 	free(x->loss);
+	hmap_free(&x->loss_index);
 	free(x);
 }
 
@@ -1630,5 +1643,6 @@ struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lane
 	x->max_lanes = max_lanes;
 	hmap_init(&x->tasks);
 	hmap_init(&x->links);
+	hmap_init(&x->loss_index);
 	return &x->base;
 }

@@ -22,6 +22,7 @@
 #include "convert.h"
 #include "convert_test.h"
 #include "event_layout.h"
+#include "fxt_layout.h"
 #include "json.h"
 #include "log_reader.h"
 #include "log_writer.h"
@@ -127,8 +128,8 @@ struct result {
  * (0: none) and cpu_s seconds of CPU.  The child's death by a limit is a
  * test failure with a message saying which.
  */
-static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
-			    struct result *res)
+static void convert_limited_to(const char *path, enum out_format fmt, unsigned as_mib,
+			       unsigned cpu_s, struct result *res)
 {
 	char *dir = test_tmpdir();
 	char *out = test_path(dir, "out.json"), *errpath = test_path(dir, "stderr");
@@ -139,8 +140,8 @@ static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		struct output_config cfg = { .path = out, .force = true };
-		struct options o = { .log_path = path, .format = FORMAT_JSON, .force = true };
+		struct output_config cfg = { .path = out, .force = true, .quiet = true };
+		struct options o = { .log_path = path, .format = fmt, .force = true };
 		struct rlimit cpu = { cpu_s, cpu_s + 1 };
 		char err[256];
 		FILE *errf = fopen(errpath, "w");
@@ -152,7 +153,8 @@ static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
 			setrlimit(RLIMIT_AS, &as);
 		}
 		setrlimit(RLIMIT_CPU, &cpu);
-		op = output_json_new(&cfg, err, sizeof(err));
+		op = fmt == FORMAT_FXT ? output_fxt_new(&cfg, FXT_LANES_DEFAULT, err, sizeof(err)) :
+		     output_json_new(&cfg, err, sizeof(err));
 		if (!errf || !op)
 			_exit(100);
 		st = convert_into(&o, op, errf);
@@ -182,6 +184,12 @@ static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
 	free(dir);
 	free(out);
 	free(errpath);
+}
+
+static void convert_limited(const char *path, unsigned as_mib, unsigned cpu_s,
+			    struct result *res)
+{
+	convert_limited_to(path, FORMAT_JSON, as_mib, cpu_s, res);
 }
 
 /* -------------------------------------------- bugs the fuzzers found */
@@ -489,6 +497,36 @@ START_TEST(test_many_cpus)
 }
 END_TEST
 
+/*
+ * 65536 CPUs with 4 loss windows each, to FXT: the loss track of a CPU was
+ * found by a scan of every CPU's track (quadratic: 13 s for 10 windows
+ * each).
+ */
+START_TEST(test_many_cpus_losses_fxt)
+{
+	char *dir = test_tmpdir(), *path = test_path(dir, "losses.log");
+	struct log_writer *w = hostile_create(path, NULL);
+	struct result res;
+
+	for (uint32_t cpu = 0; cpu < MERGE_MAX_CPUS; cpu++) {
+		struct ev_lost e[4];
+
+		for (int k = 0; k < 4; k++)
+			e[k] = (struct ev_lost){
+				.ts = T0 + (uint64_t)k * 100000 + cpu, .type = EV_LOST, .count = 1,
+				.last_ts = T0 + (uint64_t)k * 100000 + cpu,
+			};
+		frame(w, cpu, 4, e[0].ts, e[3].ts, e, sizeof(e));
+	}
+	finish(w);
+	convert_limited_to(path, FORMAT_FXT, 1024, UNDER_ASAN ? 15 : 3, &res);
+	ck_assert_msg(res.status == 0, "%s", res.err);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+}
+END_TEST
+
 /* 1000 frames of implausible CPUs: 100 warning lines, the last counting
  * the rest (one line each flooded stderr and the outputs). */
 START_TEST(test_warning_flood)
@@ -676,6 +714,7 @@ static Suite *hostile_suite(void)
 	tcase_add_test(tc, test_open_requests_ring_recreated);
 	tcase_add_test(tc, test_overflow_storm);
 	tcase_add_test(tc, test_many_cpus);
+	tcase_add_test(tc, test_many_cpus_losses_fxt);
 	tcase_add_test(tc, test_warning_flood);
 	tcase_add_test(tc, test_overlapping_frames);
 	tcase_add_test(tc, test_open_requests_memory);
