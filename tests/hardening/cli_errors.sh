@@ -12,7 +12,9 @@
 set -eu
 
 top_builddir=${top_builddir:-$(pwd)}
-srcdir=${srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+srcdir=${srcdir:-$(dirname "$0")/../..}
+# absolute: the cases run from a scratch directory (make distcheck passes ../..)
+srcdir=$(cd "$srcdir" && pwd)
 RECORDER="$top_builddir/recorder/uring-record"
 CONVERT="$top_builddir/converter/uring-convert"
 T=$(mktemp -d "${TMPDIR:-/tmp}/ringside-cli.XXXXXX")
