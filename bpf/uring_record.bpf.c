@@ -102,6 +102,11 @@ const volatile char filter_comm_name[EV_COMM_LEN] = {};
 const volatile __u64 off_is_pointer[2] = {};
 /* FORCE_WAKEUP the recorder when a ring holds at least this many bytes. */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/*
+ * Hand the stage to the ring once it holds more than this: UR_STAGE_BYTES -
+ * UR_RECORD_MAX, or less for a small ring, which must hold several stages.
+ */
+const volatile __u32 stage_flush_bytes = UR_STAGE_BYTES - UR_RECORD_MAX;
 
 /*
  * Written by the recorder: UR_STATE_ATTACHED while it attaches and lists
@@ -122,9 +127,39 @@ struct ur_stats stats = {};
 
 /* ------------------------------------------------------ record emission */
 
+/*
+ * How records reach the recorder (see UR_STAGE_BYTES): the outermost
+ * program running on a CPU appends its record to the CPU's stage, and the
+ * stage goes to the CPU's ring buffer in one bpf_ringbuf_output() once it
+ * is nearly full -- or when the recorder runs flush_stage on that CPU
+ * (every flush interval, so that a CPU that went quiet does not keep old
+ * records), or, at stop, reads what is left from the map.  A program that
+ * interrupts another on the same CPU (depth > 0) must not touch the stage
+ * the interrupted one is filling: it builds its record in a nest slot and
+ * writes it to the ring buffer at once.  Readers sort records by time
+ * (uring-log(5)), so a nested record that reaches the ring before older
+ * staged ones is in its place in the log.
+ *
+ * depth is changed without atomics: only programs interrupting each other on
+ * one CPU share it, and each puts back the value it found before the one
+ * it interrupted resumes.  The stage is read only after depth is raised.
+ */
+#define barrier() asm volatile("" ::: "memory")
+
+/* Record sizes by type, in 8-byte words: how a stage is walked. */
+static const u8 type_words[EV_TYPE_LIMIT] = {
+#define EV_WORDS(NAME, num, name, size) [num] = (size) / 8,
+	EV_TYPES(EV_WORDS)
+#undef EV_WORDS
+};
+
 struct emit {
-	void *rb;
 	struct ur_cpu_state *st;
+	u64 ts;
+	u32 off;			/* depth 0: where the record is in the stage */
+	u32 size;
+	u32 depth;			/* st->depth when this program started */
+	u16 type;
 };
 
 /*
@@ -181,70 +216,171 @@ static __always_inline bool report_pending(void *rb, struct ur_cpu_state *st)
 }
 
 /*
- * Reserve size bytes for a record of this type on this CPU's ring, first
- * writing a "lost" record for earlier drops.  NULL when the record is
- * dropped (and counted).  The record is zeroed and its header filled in.
+ * No wakeup per write (the recorder drains on a timer), but wake it early
+ * when the ring is filling up -- once per fill: a forced wakeup is an IPI
+ * (a VM exit under virtualisation), and repeating it while the recorder is
+ * already on its way costs the traced CPU dearly and helps nobody.
+ */
+static __always_inline u64 wakeup_flags(struct ur_cpu_state *st, void *rb, u32 len)
+{
+	if (bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) + len < wakeup_bytes) {
+		st->woken = 0;
+		return BPF_RB_NO_WAKEUP;
+	}
+	if (st->woken)
+		return BPF_RB_NO_WAKEUP;
+	st->woken = 1;
+	return BPF_RB_FORCE_WAKEUP;
+}
+
+struct drop_walk {
+	u32 off, len, kind;
+};
+
+static long drop_staged_one(u32 i, void *ctx)
+{
+	struct drop_walk *w = ctx;
+	u32 zero = 0, off = w->off, words;
+	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
+	struct ev_header *h;
+
+	if (!st || off >= w->len)
+		return 1;
+	h = (void *)&st->stage[off & (UR_STAGE_BYTES - 1)];
+	words = type_words[h->type & (EV_TYPE_LIMIT - 1)];
+	if (!words)
+		return 1;
+	count_drop(st, w->kind, h->type, h->ts);
+	w->off = off + words * 8;
+	return 0;
+}
+
+/* The stage could not be written: count each record in it as lost. */
+static __always_inline void drop_staged(u32 len, u32 kind)
+{
+	struct drop_walk w = { .len = len, .kind = kind };
+
+	bpf_loop(UR_STAGE_BYTES / sizeof(struct ev_header) + 1, drop_staged_one, &w, 0);
+}
+
+/* Hand the stage to the CPU's ring buffer (st->depth is held). */
+static __always_inline void stage_flush(struct ur_cpu_state *st)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	u32 len = st->stage_len;
+	void *rb;
+
+	if (!len)
+		return;
+	if (len > UR_STAGE_BYTES)
+		len = UR_STAGE_BYTES;
+	rb = bpf_map_lookup_elem(&rings, &cpu);
+	if (!rb)
+		drop_staged(len, EV_LOSS_NO_RING);
+	else if ((st->pending && !report_pending(rb, st)) ||
+		 bpf_ringbuf_output(rb, st->stage, len, wakeup_flags(st, rb, len)))
+		drop_staged(len, EV_LOSS_RING_FULL);
+	st->stage_len = 0;
+}
+
+/*
+ * Room for a record of this type on this CPU: in the stage, or in a nest
+ * slot when this program interrupted another.  NULL when the record is
+ * dropped (and counted).  The record is zeroed and its header filled in;
+ * ev_submit() must follow.
  */
 static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16 flags,
 					u64 ts, u64 pid_tgid)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-	u32 zero = 0;
+	u32 zero = 0, depth;
+	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
 	struct ev_header *h;
-	void *rb;
 
-	em->st = bpf_map_lookup_elem(&cpu_states, &zero);
-	if (!em->st)
+	if (!st)
 		return NULL;
-	rb = bpf_map_lookup_elem(&rings, &cpu);
-	if (!rb) {
-		count_drop(em->st, EV_LOSS_NO_RING, type, ts);
+	depth = st->depth;
+	st->depth = depth + 1;
+	barrier();
+	if (depth == 0) {
+		/* stage_len <= stage_flush_bytes: the mask changes nothing */
+		em->off = st->stage_len & (UR_STAGE_BYTES - 1);
+		h = (void *)&st->stage[em->off];
+	} else if (depth <= UR_NEST_SLOTS) {
+		h = (void *)st->nest[(depth - 1) & (UR_NEST_SLOTS - 1)];
+	} else {
+		/* task, softirq, hardirq: cannot happen with these hooks */
+		count_drop(st, EV_LOSS_RING_FULL, type, ts);
+		barrier();
+		st->depth = depth;
 		return NULL;
 	}
-	if (em->st->pending && !report_pending(rb, em->st)) {
-		count_drop(em->st, EV_LOSS_RING_FULL, type, ts);
-		return NULL;
-	}
-	h = bpf_ringbuf_reserve(rb, size, 0);
-	if (!h) {
-		count_drop(em->st, EV_LOSS_RING_FULL, type, ts);
-		return NULL;
-	}
+	em->st = st;
+	em->ts = ts;
+	em->size = size;
+	em->depth = depth;
+	em->type = type;
 	__builtin_memset(h, 0, size);
 	h->ts = ts;
 	h->tid = (u32)pid_tgid;
 	h->tgid = pid_tgid >> 32;
 	h->type = type;
 	h->flags = flags;
-	em->rb = rb;
 	return h;
 }
 
-/*
- * No wakeup per record (the recorder drains on a timer); every
- * UR_WAKEUP_CHECK_EVERY records, wake it early if the ring is filling up --
- * once per fill: a forced wakeup is an IPI (a VM exit under
- * virtualisation), and repeating it while the recorder is already on its
- * way costs the traced CPU dearly and helps nobody.
- */
+/* The record ev_reserve() returned is filled in. */
 static __always_inline void ev_submit(struct emit *em, void *rec)
 {
-	u64 flags = BPF_RB_NO_WAKEUP;
+	struct ur_cpu_state *st = em->st;
+	u32 size = em->size, cpu;
+	void *rb;
 
-	if ((++em->st->since_check & (UR_WAKEUP_CHECK_EVERY - 1)) == 0) {
-		if (bpf_ringbuf_query(em->rb, BPF_RB_AVAIL_DATA) < wakeup_bytes) {
-			em->st->woken = 0;
-		} else if (!em->st->woken) {
-			em->st->woken = 1;
-			flags = BPF_RB_FORCE_WAKEUP;
-		}
+	if (em->depth == 0) {
+		st->stage_len = em->off + size;
+		if (st->stage_len > stage_flush_bytes)
+			stage_flush(st);
+	} else {
+		cpu = bpf_get_smp_processor_id();
+		rb = bpf_map_lookup_elem(&rings, &cpu);
+		if (size > UR_RECORD_MAX)
+			size = UR_RECORD_MAX;
+		if (!rb)
+			count_drop(st, EV_LOSS_NO_RING, em->type, em->ts);
+		else if ((st->pending && !report_pending(rb, st)) ||
+			 bpf_ringbuf_output(rb, rec, size, wakeup_flags(st, rb, size)))
+			count_drop(st, EV_LOSS_RING_FULL, em->type, em->ts);
 	}
-	bpf_ringbuf_submit(rec, flags);
+	barrier();
+	st->depth = em->depth;
 }
 
 #define EV_RESERVE(em, name, TYPE, flags, ts, pid_tgid)			\
 	((struct ev_##name *)ev_reserve((em), sizeof(struct ev_##name), (TYPE), \
 					(flags), (ts), (pid_tgid)))
+
+/*
+ * Run by the recorder on each CPU (BPF_PROG_TEST_RUN, BPF_F_TEST_RUN_ON_CPU:
+ * in an IPI, or directly when it runs there) every flush interval, so that
+ * the log holds every record older than that even from a CPU that went
+ * quiet.  Returns 1 when the CPU was inside a program (try again later).
+ */
+SEC("?raw_tp")
+int flush_stage(void *ctx)
+{
+	u32 zero = 0;
+	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
+
+	if (!st)
+		return 0;
+	if (st->depth)
+		return 1;
+	st->depth = 1;
+	barrier();
+	stage_flush(st);
+	barrier();
+	st->depth = 0;
+	return 0;
+}
 
 /* -------------------------------------------------------------- filters */
 
@@ -362,7 +498,7 @@ static __always_inline bool read_submitted_sqe(struct io_kiocb *req, struct ur_s
 	u64 sqes;
 
 	if (!(setup_flags & UR_IORING_SETUP_NO_SQARRAY)) {
-		u64 array = (u64)BPF_CORE_READ(ctx, sq_array);
+		u64 array = (u64)ctx->sq_array;
 
 		if (bpf_probe_read_kernel(&idx, sizeof(idx), (void *)(array + (u64)idx * 4)))
 			return false;
@@ -371,7 +507,7 @@ static __always_inline bool read_submitted_sqe(struct io_kiocb *req, struct ur_s
 	}
 	if (setup_flags & UR_IORING_SETUP_SQE128)
 		idx <<= 1;
-	sqes = (u64)BPF_CORE_READ(ctx, sq_sqes);
+	sqes = (u64)ctx->sq_sqes;
 	if (!sqes || bpf_probe_read_kernel(sqe, sizeof(*sqe),
 					   (void *)(sqes + (u64)idx * sizeof(*sqe))))
 		return false;
@@ -1158,14 +1294,18 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
  */
 static __always_inline u64 resolve_ring(s32 fd, bool registered)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	/*
+	 * The task's own structures through BTF (plain loads); the slot of a
+	 * variable index and the file it holds need bpf_probe_read_kernel().
+	 */
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct file *file = NULL;
 	u64 fops = io_uring_fops;
 
 	if (!fops || fd < 0)
 		return 0;
 	if (registered) {
-		struct io_uring_task *tctx = BPF_CORE_READ(task, io_uring);
+		struct io_uring_task *tctx = task->io_uring;
 		u64 off = bpf_core_field_offset(struct io_uring_task, registered_rings);
 
 		if (!tctx || fd >= UR_IO_RINGFD_REG_MAX)
@@ -1174,12 +1314,11 @@ static __always_inline u64 resolve_ring(s32 fd, bool registered)
 					  (void *)((u64)tctx + off + (u64)fd * sizeof(file))))
 			return 0;
 	} else {
-		struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-		struct file **fds = BPF_CORE_READ(fdt, fd);
+		struct fdtable *fdt = task->files->fdt;
 
-		if ((u32)fd >= BPF_CORE_READ(fdt, max_fds))
+		if ((u32)fd >= fdt->max_fds)
 			return 0;
-		if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]))
+		if (bpf_probe_read_kernel(&file, sizeof(file), (void *)((u64)fdt->fd + (u64)fd * 8)))
 			return 0;
 	}
 	if (!file || (u64)BPF_CORE_READ(file, f_op) != fops)
@@ -1198,7 +1337,7 @@ struct ring_state {
 	bool valid;
 };
 
-static __always_inline void read_ring_state(u64 ring, struct ring_state *rs)
+static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, bool orders)
 {
 	struct io_ring_ctx *ctx = (struct io_ring_ctx *)ring;
 	struct io_rings *rings = BPF_CORE_READ(ctx, rings);
@@ -1211,8 +1350,10 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs)
 	    bpf_core_read(&rs->cq_head, sizeof(u32), &rings->cq.head) ||
 	    bpf_core_read(&rs->cq_tail, sizeof(u32), &rings->cq.tail))
 		return;
-	rs->sq_order = log2_u32(BPF_CORE_READ(ctx, sq_entries));
-	rs->cq_order = log2_u32(BPF_CORE_READ(ctx, cq_entries));
+	if (orders) {
+		rs->sq_order = log2_u32(BPF_CORE_READ(ctx, sq_entries));
+		rs->cq_order = log2_u32(BPF_CORE_READ(ctx, cq_entries));
+	}
 	rs->valid = true;
 }
 
@@ -1233,7 +1374,7 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 	if (ring) {
 		evf |= EVF_RING_VALID;
 		remember_ring(ring, pid_tgid);
-		read_ring_state(ring, &rs);
+		read_ring_state(ring, &rs, true);
 		if (rs.valid)
 			evf |= EVF_RING_STATE_VALID;
 	}
@@ -1269,7 +1410,7 @@ static __always_inline void sys_enter_end(u64 fd, u64 flags, s64 ret)
 	ring = resolve_ring((s32)fd, registered);
 	if (ring) {
 		evf |= EVF_RING_VALID;
-		read_ring_state(ring, &rs);
+		read_ring_state(ring, &rs, false);
 		if (rs.valid)
 			evf |= EVF_RING_STATE_VALID;
 	}

@@ -200,6 +200,18 @@ static void off_pointer_mask(__u64 mask[2])
 	}
 }
 
+/*
+ * Staged records go to the ring in batches of up to this many bytes (plus
+ * one record): UR_STAGE_BYTES, or a quarter of a small ring, so that a ring
+ * always holds a few batches.
+ */
+static __u32 stage_flush_bytes(uint64_t ring_size)
+{
+	uint64_t batch = ring_size / 4 < UR_STAGE_BYTES ? ring_size / 4 : UR_STAGE_BYTES;
+
+	return batch > UR_RECORD_MAX ? (__u32)(batch - UR_RECORD_MAX) : 0;
+}
+
 static int configure_skel(struct uring_record_bpf *skel, void *arg)
 {
 	struct recorder *r = arg;
@@ -214,6 +226,7 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	memcpy((void *)skel->rodata->filter_comm_name, env->comm, EV_COMM_LEN);
 	skel->rodata->filter_cgroup = env->cgroup != NULL;
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
+	skel->rodata->stage_flush_bytes = stage_flush_bytes(r->env.ring_size);
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
 	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
@@ -530,6 +543,10 @@ static struct frame *stats_frame(struct recorder *r)
 	json_out_init(&o, false);
 	json_obj_begin(&o);
 	json_kv_u64(&o, "drains", r->rb.drains);
+	json_kv_u64(&o, "stage_flushes", r->rb.stage_flushes);
+	json_kv_u64(&o, "stage_flush_busy", r->rb.stage_flush_busy);
+	json_kv_u64(&o, "stage_flush_errors", r->rb.stage_flush_errors);
+	json_kv_u64(&o, "records_staged_at_stop", r->rb.staged_at_stop);
 	json_kv_u64(&o, "records_copied", r->rb.records);
 	json_kv_u64(&o, "bytes_copied", r->rb.bytes);
 	json_kv_u64(&o, "malformed_records", r->rb.malformed);
@@ -658,6 +675,9 @@ static void run(struct recorder *r)
 		if (now >= deadline)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {
+			/* everything staged before now goes into this flush */
+			ringbufs_flush_stages(&r->rb);
+			ringbufs_drain(&r->rb, false);
 			ringbufs_flush(&r->rb, false);
 			push(r, loss_frame(r, false));
 			next_flush += r->env.flush_ns;
@@ -720,6 +740,7 @@ static int finish(struct recorder *r)
 	r->skel->bss->state = UR_STATE_STOPPED;
 	wait_for_programs();
 	ringbufs_drain(&r->rb, true);
+	ringbufs_collect_stages(&r->rb);
 	r->pending_at_stop = losses_pending_at_stop(bpf_map__fd(r->skel->maps.cpu_states),
 						    r->ncpus, add_at_stop, r);
 	ringbufs_flush(&r->rb, true);
@@ -921,6 +942,8 @@ static int setup(struct recorder *r)
 		r->skel = NULL;		/* probes_setup() destroyed what it loaded */
 		return ret;
 	}
+	ringbufs_set_stage(&r->rb, bpf_program__fd(r->skel->progs.flush_stage),
+			   bpf_map__fd(r->skel->maps.cpu_states));
 	learn_fops(r);
 	ret = start_recording(r, &tasks);
 	if (!ret)

@@ -32,7 +32,8 @@
 #define SYSCALL_PREFIX "sys_"
 #endif
 
-enum attach_kind { AK_TP_BTF, AK_FENTRY, AK_FEXIT, AK_KPROBE, AK_KRETPROBE, AK_TRACEPOINT };
+/* AK_NONE: loaded, never attached (run by the recorder: flush_stage). */
+enum attach_kind { AK_TP_BTF, AK_FENTRY, AK_FEXIT, AK_KPROBE, AK_KRETPROBE, AK_TRACEPOINT, AK_NONE };
 
 /* ------------------------------------------------------ tracepoints */
 
@@ -578,6 +579,8 @@ static int apply_plan(struct plan *pl, struct uring_record_bpf *skel)
 
 static bool required_failed(struct plan *pl)
 {
+	if (!prog_usable(pl, "flush_stage"))
+		return true;
 	for (size_t h = 0; h < ARRAY_SIZE(tp_hooks); h++) {
 		if (!tp_hooks[h].required || pl->tp_choice[h] < 0)
 			continue;
@@ -663,6 +666,9 @@ static int attach_one(struct probes *p, struct plan *pl, struct uring_record_bpf
 		return -EINVAL;
 	}
 	switch (ps->kind) {
+	case AK_NONE:
+		snprintf(why, whylen, "not attachable");
+		return -EINVAL;
 	case AK_TP_BTF:
 	case AK_FENTRY:
 	case AK_FEXIT:
@@ -937,6 +943,8 @@ int probes_setup(struct probes *p, struct uring_record_bpf **skelp, const struct
 	memset(p, 0, sizeof(*p));
 	libbpf_verbosity = env->verbosity;
 	libbpf_set_print(libbpf_print);
+	/* the records staged on a CPU reach its ring buffer through this one */
+	prog_add(pl, "flush_stage", AK_NONE, "");
 	plan_tracepoints(pl, btf);
 	plan_io_wq(pl, btf, env->io_wq);
 	plan_syscalls(pl, btf, tracefs, env->syscalls);

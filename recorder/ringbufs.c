@@ -14,6 +14,7 @@
 #include "log_format.h"
 #include "msg.h"
 #include "ringbufs.h"
+#include "uring_record.h"
 
 /* Publish the consumer position after this many bytes within one drain. */
 #define RELEASE_EVERY (256u << 10)
@@ -28,6 +29,7 @@ int ringbufs_create(struct ringbufs *r, unsigned ncpus, const bool *online,
 
 	memset(r, 0, sizeof(*r));
 	r->epfd = -1;
+	r->flush_prog_fd = r->cpu_state_fd = -1;
 	r->ncpus = ncpus;
 	r->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	r->ring_size = ring_size;
@@ -238,6 +240,29 @@ void ringbufs_add(struct ringbufs *r, unsigned cpu, const void *rec, size_t size
 		copy_record(r, cpu, rec, size);
 }
 
+/*
+ * One ring-buffer entry: whole records back to back (a stage, or one record).
+ * A record of unknown type or a size that does not add up makes the rest of
+ * the entry unreadable: counted once as malformed.
+ */
+static void copy_entry(struct ringbufs *r, unsigned cpu, const unsigned char *p, uint32_t len)
+{
+	uint32_t off = 0;
+
+	while (off < len) {
+		const struct ev_header *h = (const void *)(p + off);
+		uint16_t size;
+
+		if (len - off < sizeof(*h) || h->type >= EV_TYPE_LIMIT ||
+		    !(size = r->type_size[h->type]) || size > len - off) {
+			r->malformed++;
+			return;
+		}
+		copy_record(r, cpu, h, size);
+		off += size;
+	}
+}
+
 static void drain_ring(struct ringbufs *r, unsigned cpu, bool all)
 {
 	struct rb_cpu *rc = &r->cpu[cpu];
@@ -254,7 +279,8 @@ static void drain_ring(struct ringbufs *r, unsigned cpu, bool all)
 		if (len & BPF_RINGBUF_BUSY_BIT)
 			break;
 		if (!(len & BPF_RINGBUF_DISCARD_BIT))
-			copy_record(r, cpu, hdr + BPF_RINGBUF_HDR_SZ / 4, size);
+			copy_entry(r, cpu, (const unsigned char *)(hdr + BPF_RINGBUF_HDR_SZ / 4),
+				   size);
 		cons += (size + BPF_RINGBUF_HDR_SZ + 7) & ~7ul;
 		if (cons - released >= RELEASE_EVERY) {
 			__atomic_store_n(rc->consumer_pos, cons, __ATOMIC_RELEASE);
@@ -267,12 +293,74 @@ static void drain_ring(struct ringbufs *r, unsigned cpu, bool all)
 		__atomic_store_n(rc->consumer_pos, cons, __ATOMIC_RELEASE);
 }
 
+void ringbufs_set_stage(struct ringbufs *r, int flush_prog_fd, int cpu_state_fd)
+{
+	r->flush_prog_fd = flush_prog_fd;
+	r->cpu_state_fd = cpu_state_fd;
+}
+
+/* Run flush_stage on cpu; false when it found the CPU inside a program. */
+static bool flush_stage_on(struct ringbufs *r, unsigned cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
+
+	if (bpf_prog_test_run_opts(r->flush_prog_fd, &opts)) {
+		/* offline: what it staged is collected at stop */
+		r->stage_flush_errors++;
+		return true;
+	}
+	if (opts.retval) {
+		r->stage_flush_busy++;
+		return false;
+	}
+	r->stage_flushes++;
+	return true;
+}
+
+void ringbufs_flush_stages(struct ringbufs *r)
+{
+	if (r->flush_prog_fd < 0)
+		return;
+	for (unsigned c = 0; c < r->ncpus; c++)
+		if (r->cpu[c].fd >= 0)
+			r->cpu[c].stage_busy = !flush_stage_on(r, c);
+}
+
+void ringbufs_collect_stages(struct ringbufs *r)
+{
+	size_t n = (size_t)r->ncpus;
+	struct ur_cpu_state *st = r->cpu_state_fd >= 0 ? calloc(n, sizeof(*st)) : NULL;
+	__u32 zero = 0;
+
+	/* PERCPU_ARRAY: one value per possible CPU, each rounded up to 8 bytes */
+	_Static_assert(sizeof(*st) % 8 == 0, "ur_cpu_state is read as an array");
+	if (!st || bpf_map_lookup_elem(r->cpu_state_fd, &zero, st)) {
+		msg_warn("cannot read the records staged at stop: %s", strerror(st ? errno : ENOMEM));
+		free(st);
+		return;
+	}
+	for (unsigned c = 0; c < r->ncpus; c++) {
+		uint32_t len = st[c].stage_len;
+		uint64_t before = r->records;
+
+		if (len > sizeof(st[c].stage))
+			len = sizeof(st[c].stage);
+		copy_entry(r, c, st[c].stage, len);
+		r->staged_at_stop += r->records - before;
+	}
+	free(st);
+}
+
 void ringbufs_drain(struct ringbufs *r, bool all)
 {
 	r->drains++;
-	for (unsigned c = 0; c < r->ncpus; c++)
-		if (r->cpu[c].fd >= 0)
-			drain_ring(r, c, all);
+	for (unsigned c = 0; c < r->ncpus; c++) {
+		if (r->cpu[c].fd < 0)
+			continue;
+		if (r->cpu[c].stage_busy)
+			r->cpu[c].stage_busy = !flush_stage_on(r, c);
+		drain_ring(r, c, all);
+	}
 }
 
 void ringbufs_flush(struct ringbufs *r, bool final)

@@ -2,6 +2,13 @@
 /*
  * The per-CPU BPF ring buffers and their consumer.
  *
+ * The BPF side stages records per CPU and writes them to the CPU's ring in
+ * batches (bpf/uring_record.h, UR_STAGE_BYTES): a ring-buffer entry holds
+ * one or more whole records, split here by type size.  What a CPU has
+ * staged reaches its ring when the stage fills, when ringbufs_flush_stages()
+ * runs the BPF program flush_stage on that CPU, and at stop
+ * ringbufs_collect_stages() reads what is left straight from the map.
+ *
  * One BPF_MAP_TYPE_RINGBUF per online CPU, created here at the chosen size
  * and placed in the BPF side's array of maps.  The consumer reads the rings
  * through its own mmap()s (like libbpf's, but publishing the consumer
@@ -30,6 +37,7 @@ struct rb_cpu {
 	const unsigned char *data;
 	uint64_t mask;
 	struct frame *stage;
+	bool stage_busy;		/* flush_stage found the CPU in a program */
 };
 
 struct ringbufs {
@@ -43,6 +51,8 @@ struct ringbufs {
 	struct pointer_scrub *scrub;
 	struct user_losses ul;
 	uint16_t type_size[EV_TYPE_LIMIT];
+	int flush_prog_fd;		/* BPF flush_stage, -1 until set */
+	int cpu_state_fd;		/* BPF cpu_states (PERCPU_ARRAY of ur_cpu_state) */
 	/* Counters (consumer thread only). */
 	uint64_t records;		/* event records copied (not "lost" markers) */
 	uint64_t bytes;
@@ -50,6 +60,10 @@ struct ringbufs {
 	uint64_t malformed;		/* records that did not match the layout table */
 	uint64_t frames_dropped;
 	uint64_t drains;
+	uint64_t stage_flushes;		/* flush_stage runs that found the CPU free */
+	uint64_t stage_flush_busy;	/* ... that found it busy (retried) */
+	uint64_t stage_flush_errors;	/* ... that could not run (CPU offline) */
+	uint64_t staged_at_stop;	/* records read from the stages at stop */
 };
 
 /*
@@ -83,6 +97,19 @@ void ringbufs_drain(struct ringbufs *r, bool all);
  * dropped, and drop markers already in the frames reach the log).
  */
 void ringbufs_flush(struct ringbufs *r, bool final);
+/* The BPF program flush_stage and the map cpu_states, once loaded. */
+void ringbufs_set_stage(struct ringbufs *r, int flush_prog_fd, int cpu_state_fd);
+/*
+ * Make every CPU with a ring write what it has staged to its ring (run
+ * flush_stage there); a CPU found inside a program is retried by the next
+ * ringbufs_drain().  Drain afterwards to have it all.
+ */
+void ringbufs_flush_stages(struct ringbufs *r);
+/*
+ * At stop, when no program can run any more: append the records still
+ * staged on every CPU, online or not, after what its ring held.
+ */
+void ringbufs_collect_stages(struct ringbufs *r);
 /* Append a record the recorder made (at-stop "lost" records). */
 void ringbufs_add(struct ringbufs *r, unsigned cpu, const void *rec, size_t size);
 

@@ -71,6 +71,39 @@ record() {
 	cat "$T/record.err" >&2
 }
 
+# record_detached LOG [uring-record options...]: uring-record -q -o LOG in
+# the background, in a session of its own (the command it runs may outlive
+# a killed recorder: stop_detached kills the whole session), stderr in
+# $T/record.err.  recorder_pid waits until LOG has grown past MIN_BYTES
+# (default 0) and sets $recorder_pid.
+record_detached() {
+	detached_log=$1
+	shift
+	# shellcheck disable=SC2086
+	setsid $SUDO "$RECORDER" -q -o "$detached_log" "$@" 2>"$T/record.err" &
+	detached_launcher=$!
+	detached_pgid=""
+	cleanup_hooks="$cleanup_hooks stop_detached"
+}
+recorder_pid() {
+	i=0
+	while [ "$i" -lt 100 ]; do
+		size=$(stat -c %s "$detached_log" 2>/dev/null || echo 0)
+		[ "$size" -gt "${1:-0}" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	recorder_pid=$(pgrep -n -f "^$RECORDER -q -o $detached_log" || true)
+	[ -n "$recorder_pid" ] || fail "the recorder is not running: $(cat "$T/record.err")"
+	detached_pgid=$(ps -o pgid= -p "$recorder_pid" | tr -d ' ')
+}
+stop_detached() {
+	[ -z "${detached_pgid:-}" ] || $SUDO kill -KILL -- "-$detached_pgid" 2>/dev/null || true
+	wait "$detached_launcher" 2>/dev/null || true
+	detached_pgid=""
+	return 0
+}
+
 # stat LOG OUT: logstat's JSON into OUT; fails the test if the log does not read.
 stat_log() {
 	"$LOGSTAT" "$1" >"$2" || fail "logstat cannot read $1"

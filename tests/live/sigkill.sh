@@ -5,33 +5,13 @@
 # damaged frame, and convert.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
-# In its own session, so the storm (which outlives the recorder) can be
-# stopped afterwards by process group.
-setsid $SUDO "$RECORDER" -q -o "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 6 \
-	>"$T/storm.json" 2>"$T/record.err" &
-launcher=$!
-stop_storm() {
-	[ -z "${pgid:-}" ] || $SUDO kill -KILL -- "-$pgid" 2>/dev/null || true
-	wait "$launcher" 2>/dev/null || true
-	return 0
-}
-cleanup_hooks="stop_storm"
-# Wait for the recorder to be recording (the log grows past its metadata).
-i=0
-while [ "$i" -lt 100 ]; do
-	size=$(stat -c %s "$T/killed.log" 2>/dev/null || echo 0)
-	[ "$size" -gt 20000 ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
-pid=$(pgrep -n -f "^$RECORDER -q -o $T/killed.log" || true)
-[ -n "$pid" ] || fail "the recorder is not running: $(cat "$T/record.err")"
-pgid=$(ps -o pgid= -p "$pid" | tr -d ' ')
+record_detached "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 6 >"$T/storm.json"
+# recording: the log has grown past its metadata
+recorder_pid 20000
 sleep 2.5
-$SUDO kill -KILL "$pid"
+$SUDO kill -KILL "$recorder_pid"
 sleep 0.2
-stop_storm
-cleanup_hooks=""
+stop_detached
 
 stat_log "$T/killed.log" "$T/killed.stat"
 pycheck - "$T/killed.stat" <<'PY'
