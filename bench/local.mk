@@ -8,5 +8,30 @@ bench_fxt_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter
 bench_fxt_bench_LDADD = converter/libfxt.a
 CLEANFILES += bench/fxt_bench$(EXEEXT)
 
-bench: bench/fxt_bench$(EXEEXT)
+bench: bench/fxt_bench$(EXEEXT) $(BENCH_RECORDER_TOOLS)
 .PHONY: bench
+
+# iou_cnt: the count-only BPF floor bench/run compares uring-record with:
+# the same hooks and attach types, nothing but a per-CPU counter.
+EXTRA_DIST += bench/iou_cnt.bpf.c bench/iou_cnt.h bench/run bench/RESULTS.md
+if BUILD_RECORDER
+bench/iou_cnt.bpf.o: $(top_srcdir)/bench/iou_cnt.bpf.c $(top_srcdir)/bench/iou_cnt.h \
+		$(top_srcdir)/bpf/kernel_types.bpf.h $(top_srcdir)/common/uring_event.h
+	@$(MKDIR_P) bench
+	$(AM_V_GEN)$(CLANG) $(BPF_BUILD_CFLAGS) -I$(top_srcdir)/bench \
+		-c $(top_srcdir)/bench/iou_cnt.bpf.c -o $@.tmp && \
+		$(LLVM_STRIP) -g $@.tmp && mv -f $@.tmp $@
+
+bench/iou_cnt.skel.h: bench/iou_cnt.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name iou_cnt_bpf > $@.tmp && mv -f $@.tmp $@
+
+EXTRA_PROGRAMS += bench/iou_cnt
+bench_iou_cnt_SOURCES = bench/iou_cnt.c bench/iou_cnt.h
+nodist_bench_iou_cnt_SOURCES = bench/iou_cnt.skel.h
+bench/iou_cnt-iou_cnt.$(OBJEXT): bench/iou_cnt.skel.h
+bench_iou_cnt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench -I$(top_builddir)/bench
+bench_iou_cnt_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
+bench_iou_cnt_LDADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+CLEANFILES += bench/iou_cnt$(EXEEXT) bench/iou_cnt.bpf.o bench/iou_cnt.skel.h
+BENCH_RECORDER_TOOLS = bench/iou_cnt$(EXEEXT)
+endif
