@@ -134,7 +134,7 @@ struct fxt_writer {
 	unsigned scratch_hand;
 
 	struct thr_slot thr[THR_LAST + 1];
-	uint8_t thr_buckets[THR_BUCKETS];
+	uint16_t thr_buckets[THR_BUCKETS];	/* slot index, 0 = empty */
 	unsigned thr_next;
 	unsigned thr_hand;
 
@@ -257,39 +257,63 @@ static int write_string_record(struct fxt_writer *w, unsigned idx,
 	return 0;
 }
 
-static void str_map_insert(struct fxt_writer *w, unsigned idx)
-{
-	unsigned b = w->str[idx].hash & (STR_BUCKETS - 1);
+/*
+ * The string and the thread tables are each found by hash through an index
+ * of their slot numbers (0 = empty): open addressing with linear probing,
+ * and backward-shift deletion, so there are no tombstones.  hash_of(w, idx)
+ * is the hash of what slot idx holds; mask is the bucket count - 1.
+ */
+typedef uint32_t slot_hash_fn(const struct fxt_writer *w, unsigned idx);
 
-	while (w->str_buckets[b])
-		b = (b + 1) & (STR_BUCKETS - 1);
-	w->str_buckets[b] = (uint16_t)idx;
-	w->str[idx].in_map = true;
+static void index_insert(const struct fxt_writer *w, uint16_t *buckets, unsigned mask,
+			 slot_hash_fn *hash_of, unsigned idx)
+{
+	unsigned b = hash_of(w, idx) & mask;
+
+	while (buckets[b])
+		b = (b + 1) & mask;
+	buckets[b] = (uint16_t)idx;
 }
 
-/* Linear probing with backward-shift deletion: no tombstones. */
-static void str_map_remove(struct fxt_writer *w, unsigned idx)
+static void index_remove(const struct fxt_writer *w, uint16_t *buckets, unsigned mask,
+			 slot_hash_fn *hash_of, unsigned idx)
 {
-	unsigned i = w->str[idx].hash & (STR_BUCKETS - 1);
+	unsigned i = hash_of(w, idx) & mask;
 	unsigned j;
 
-	while (w->str_buckets[i] != idx)
-		i = (i + 1) & (STR_BUCKETS - 1);
+	while (buckets[i] != idx)
+		i = (i + 1) & mask;
 	j = i;
 	for (;;) {
 		unsigned home;
 
-		j = (j + 1) & (STR_BUCKETS - 1);
-		if (!w->str_buckets[j])
+		j = (j + 1) & mask;
+		if (!buckets[j])
 			break;
-		home = w->str[w->str_buckets[j]].hash & (STR_BUCKETS - 1);
+		home = hash_of(w, buckets[j]) & mask;
 		/* Leave it if its home lies cyclically in (i, j]. */
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
-		w->str_buckets[i] = w->str_buckets[j];
+		buckets[i] = buckets[j];
 		i = j;
 	}
-	w->str_buckets[i] = 0;
+	buckets[i] = 0;
+}
+
+static uint32_t str_hash_of(const struct fxt_writer *w, unsigned idx)
+{
+	return w->str[idx].hash;
+}
+
+static void str_map_insert(struct fxt_writer *w, unsigned idx)
+{
+	index_insert(w, w->str_buckets, STR_BUCKETS - 1, str_hash_of, idx);
+	w->str[idx].in_map = true;
+}
+
+static void str_map_remove(struct fxt_writer *w, unsigned idx)
+{
+	index_remove(w, w->str_buckets, STR_BUCKETS - 1, str_hash_of, idx);
 	w->str[idx].in_map = false;
 }
 
@@ -417,36 +441,19 @@ static uint32_t hash_thread(uint64_t pid, uint64_t tid)
 	return (uint32_t)h;
 }
 
+static uint32_t thr_hash_of(const struct fxt_writer *w, unsigned idx)
+{
+	return w->thr[idx].hash;
+}
+
 static void thr_map_insert(struct fxt_writer *w, unsigned idx)
 {
-	unsigned b = w->thr[idx].hash & (THR_BUCKETS - 1);
-
-	while (w->thr_buckets[b])
-		b = (b + 1) & (THR_BUCKETS - 1);
-	w->thr_buckets[b] = (uint8_t)idx;
+	index_insert(w, w->thr_buckets, THR_BUCKETS - 1, thr_hash_of, idx);
 }
 
 static void thr_map_remove(struct fxt_writer *w, unsigned idx)
 {
-	unsigned i = w->thr[idx].hash & (THR_BUCKETS - 1);
-	unsigned j;
-
-	while (w->thr_buckets[i] != idx)
-		i = (i + 1) & (THR_BUCKETS - 1);
-	j = i;
-	for (;;) {
-		unsigned home;
-
-		j = (j + 1) & (THR_BUCKETS - 1);
-		if (!w->thr_buckets[j])
-			break;
-		home = w->thr[w->thr_buckets[j]].hash & (THR_BUCKETS - 1);
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		w->thr_buckets[i] = w->thr_buckets[j];
-		i = j;
-	}
-	w->thr_buckets[i] = 0;
+	index_remove(w, w->thr_buckets, THR_BUCKETS - 1, thr_hash_of, idx);
 }
 
 /*
