@@ -106,6 +106,16 @@ static void recording(struct report_output *j, struct json_out *o, const struct 
 	json_obj_end(o);
 }
 
+/* "cpu": the CPU, or null for what belongs to no CPU (LOG_STREAM_GLOBAL). */
+static void json_kv_cpu(struct json_out *o, uint32_t cpu)
+{
+	json_key(o, "cpu");
+	if (cpu == LOG_STREAM_GLOBAL)
+		json_null(o);
+	else
+		json_u64(o, cpu);
+}
+
 static void losses(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
@@ -126,11 +136,7 @@ static void losses(struct report_output *j, struct json_out *o, const struct out
 		const struct loss_counter *c = &t->loss_counters[i];
 
 		json_obj_begin(o);
-		json_key(o, "cpu");
-		if (c->cpu == LOG_STREAM_GLOBAL)
-			json_null(o);
-		else
-			json_u64(o, c->cpu);
+		json_kv_cpu(o, c->cpu);
 		json_kv_str(o, "kind", loss_kind_name(c->kind));
 		json_key(o, "event");
 		if (c->event_type)
@@ -147,11 +153,7 @@ static void losses(struct report_output *j, struct json_out *o, const struct out
 		const struct cpu_loss *c = &r->losses[i];
 
 		json_obj_begin(o);
-		json_key(o, "cpu");
-		if (c->cpu == LOG_STREAM_GLOBAL)
-			json_null(o);
-		else
-			json_u64(o, c->cpu);
+		json_kv_cpu(o, c->cpu);
 		json_kv_u64(o, "windows", c->windows);
 		json_kv_u64(o, "events", c->events);
 		json_kv_i64(o, "first_ns", timebase_rel(j->meta.tb, c->first_ts));
