@@ -649,6 +649,23 @@ static struct bpf_program *skel_prog(struct uring_record_bpf *skel, const char *
 	return bpf_object__find_program_by_name(skel->obj, name);
 }
 
+/*
+ * Attach prog to the perf event fd (a kprobe or a tracepoint); the link owns
+ * fd from then on.  On failure fd is closed and errno says why.
+ */
+static struct bpf_link *attach_perf_fd(struct bpf_program *prog, int fd)
+{
+	struct bpf_link *link = bpf_program__attach_perf_event(prog, fd);
+	int err;
+
+	if (!link) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return link;
+}
+
 static int attach_one(struct probes *p, struct plan *pl, struct uring_record_bpf *skel,
 		      const struct tracefs_info *tf, const char *name, char *why, size_t whylen)
 {
@@ -681,12 +698,7 @@ static int attach_one(struct probes *p, struct plan *pl, struct uring_record_bpf
 			snprintf(why, whylen, "kprobe on %s: %s", ps->target, strerror(-fd));
 			return fd;
 		}
-		link = bpf_program__attach_perf_event(prog, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			errno = -err;
-		}
+		link = attach_perf_fd(prog, fd);
 		break;
 	case AK_TRACEPOINT: {
 		const struct tp_format *fmt = tracefs_find(tf, ps->target);
@@ -696,12 +708,7 @@ static int attach_one(struct probes *p, struct plan *pl, struct uring_record_bpf
 			snprintf(why, whylen, "perf_event_open(%s): %s", ps->target, strerror(-fd));
 			return fd;
 		}
-		link = bpf_program__attach_perf_event(prog, fd);
-		if (!link) {
-			err = -errno;
-			close(fd);
-			errno = -err;
-		}
+		link = attach_perf_fd(prog, fd);
 		break;
 	}
 	}
