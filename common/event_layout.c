@@ -388,6 +388,10 @@ int ev_layout_map_build(struct ev_layout_map *map, const struct json_value *reco
 		}
 		m->present = true;
 		m->log_size = (uint16_t)size;
+		for (size_t f = 0; f < nlf; f++)
+			ev_columns_add(&m->columns, lf[f].name, (unsigned)lf[f].offset,
+				       (unsigned)lf[f].size);
+		ev_columns_finish(&m->columns, (unsigned)size);
 		m->log_type_offset = 16;
 		m->log_name = strdup(tname);
 		if (!m->log_name) {
@@ -414,6 +418,45 @@ int ev_layout_map_build(struct ev_layout_map *map, const struct json_value *reco
 fail:
 	ev_layout_map_free(map);
 	return -1;
+}
+
+void ev_columns_add(struct ev_columns *cols, const char *name, unsigned offset, unsigned size)
+{
+	/* the hardware ring positions move by small steps within one type */
+	static const char *const positions[] = { "sq_head", "sq_tail", "cq_head", "cq_tail" };
+	uint8_t coding = EV_COL_PLAIN;
+
+	if (!strcmp(name, "type"))
+		return;		/* the payload's type column says it */
+	if (cols->n == EV_MAX_COLUMNS) {
+		cols->too_many = true;
+		return;
+	}
+	if (!strcmp(name, "ts") && size == 8)
+		coding = EV_COL_DELTA;
+	for (size_t i = 0; i < sizeof(positions) / sizeof(positions[0]); i++)
+		if (!strcmp(name, positions[i]) && size == 4)
+			coding = EV_COL_DELTA_TYPE;
+	cols->col[cols->n++] = (struct ev_column){ (uint16_t)offset, (uint16_t)size, coding };
+	cols->bytes += size;
+}
+
+void ev_columns_finish(struct ev_columns *cols, unsigned record_size)
+{
+	unsigned char covered[LOG_MAX_RECORD_SIZE] = { 0 };
+	unsigned n = 0;
+
+	cols->covers_record = false;
+	if (cols->too_many || record_size > LOG_MAX_RECORD_SIZE || record_size < EV_HEADER_SIZE)
+		return;
+	covered[16] = covered[17] = 1;	/* the type field */
+	for (unsigned j = 0; j < cols->n; j++)
+		for (unsigned b = 0; b < cols->col[j].size; b++)
+			if (cols->col[j].offset + b < record_size)
+				covered[cols->col[j].offset + b] = 1;
+	for (unsigned b = 0; b < record_size; b++)
+		n += covered[b];
+	cols->covers_record = n == record_size;
 }
 
 void ev_layout_map_free(struct ev_layout_map *map)

@@ -38,6 +38,10 @@ struct log_reader {
 	ZSTD_DCtx *dctx;
 	void *zbuf;
 	size_t zcap;
+	void *cbuf;			/* an EVENTS_COLUMNS payload, decompressed */
+	size_t ccap;
+	const unsigned char *col_next[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* cursors */
+	uint64_t col_prev[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* EV_COL_DELTA_TYPE */
 	struct payload_slot slots[LOG_READER_SLOTS];
 };
 
@@ -46,6 +50,7 @@ static const char *const frame_names[] = {
 	[LOG_FRAME_LOSS] = "LOSS", [LOG_FRAME_TASKS] = "TASKS",
 	[LOG_FRAME_CLOCK] = "CLOCK", [LOG_FRAME_STATS] = "STATS",
 	[LOG_FRAME_END] = "END", [LOG_FRAME_INDEX] = "INDEX",
+	/* EVENTS_COLUMNS is reported as EVENTS (2.x); a 1.x log cannot have it */
 };
 
 const char *log_frame_type_name(unsigned type)
@@ -223,6 +228,11 @@ static int read_frame_header(struct log_reader *r, uint64_t off, struct log_fram
 	f->offset = off;
 	f->payload_offset = off + sizeof(skip) + hsize;
 	f->index = r->frame_index;
+	if (f->h.type == LOG_FRAME_EVENTS_COLUMNS && r->info.major >= 2) {
+		/* the encoding is the reader's business: callers see EVENTS */
+		f->h.type = LOG_FRAME_EVENTS;
+		f->columns = true;
+	}
 	describe_frame(f, what, sizeof(what));
 	if (f->h.sync != LOG_FRAME_SYNC) {
 		r->stop = LOG_STOP_CORRUPT;
@@ -281,6 +291,96 @@ static int ensure_cap(void **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/*
+ * Rebuild the records of an EVENTS_COLUMNS payload (src, len bytes, count
+ * >= 1 records) into *buf, with the log's own layouts.  Returns the
+ * records' size, or 0 with a message in why.
+ */
+static size_t columns_to_records(struct log_reader *r, const unsigned char *src, size_t len,
+				 uint32_t count, void **buf, size_t *cap, char *why, size_t whylen)
+{
+	const struct ev_layout_map *map = &r->layout;
+	uint32_t n[EV_TYPE_LIMIT] = { 0 };
+	size_t pos = count, size = 0;
+	uint64_t prev_ts = 0;
+	unsigned char *rec;
+
+	if (count > len) {
+		snprintf(why, whylen, "%u records declared, but the payload has %zu bytes",
+			 count, len);
+		return 0;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		const struct ev_type_map *m = &map->types[src[i] % EV_TYPE_LIMIT];
+
+		if (src[i] >= EV_TYPE_LIMIT || !m->present || m->columns.too_many) {
+			snprintf(why, whylen, "record %u has type %u, %s", i, src[i],
+				 src[i] < EV_TYPE_LIMIT && m->present ?
+				 "with more fields than this uring-convert can hold" :
+				 "which the metadata does not describe");
+			return 0;
+		}
+		n[src[i]]++;
+	}
+	/* where each column's first value is */
+	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
+		const struct ev_columns *c = &map->types[t].columns;
+
+		if (!n[t])
+			continue;
+		for (unsigned j = 0; j < c->n; j++) {
+			r->col_next[t][j] = src + pos;
+			r->col_prev[t][j] = 0;
+			pos += (size_t)n[t] * c->col[j].size;
+		}
+		size += (size_t)n[t] * map->types[t].log_size;
+	}
+	if (pos != len || size > LOG_MAX_RAW_SIZE) {
+		snprintf(why, whylen, "the columns of %u records take %zu bytes, the payload has %zu",
+			 count, pos, len);
+		return 0;
+	}
+	if (ensure_cap(buf, cap, size)) {
+		snprintf(why, whylen, "out of memory");
+		return 0;
+	}
+	rec = *buf;
+	for (uint32_t i = 0; i < count; i++) {
+		unsigned t = src[i];
+		const struct ev_type_map *m = &map->types[t];
+
+		if (!m->columns.covers_record)
+			memset(rec, 0, m->log_size);
+		rec[m->log_type_offset] = (unsigned char)t;
+		rec[m->log_type_offset + 1] = 0;
+		for (unsigned j = 0; j < m->columns.n; j++) {
+			const struct ev_column *col = &m->columns.col[j];
+			const unsigned char *from = r->col_next[t][j];
+			uint64_t v;
+
+			r->col_next[t][j] = from + col->size;
+			switch (col->coding) {
+			case EV_COL_DELTA:	/* 8 bytes */
+				v = prev_ts + le64(from);
+				prev_ts = v;
+				for (unsigned b = 0; b < 8; b++)
+					rec[col->offset + b] = (unsigned char)(v >> (8 * b));
+				break;
+			case EV_COL_DELTA_TYPE:	/* 4 bytes */
+				v = r->col_prev[t][j] + le32(from);
+				r->col_prev[t][j] = v;
+				for (unsigned b = 0; b < 4; b++)
+					rec[col->offset + b] = (unsigned char)(v >> (8 * b));
+				break;
+			default:
+				ev_copy_field(rec + col->offset, from, col->size);
+			}
+		}
+		rec += m->log_size;
+	}
+	return size;
+}
+
 int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 			    void **buf, size_t *cap, size_t *len,
 			    char *msg, size_t msglen)
@@ -317,12 +417,29 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 		     r->path, f->payload_offset, what, (uint64_t)h->raw_size);
 		return -1;
 	}
-	got = ZSTD_decompressDCtx(r->dctx, *buf, h->raw_size, r->zbuf, h->stored_size);
+	/* columns are decompressed into the reader's buffer, then rebuilt */
+	if (f->columns && ensure_cap(&r->cbuf, &r->ccap, h->raw_size)) {
+		msgf(msg, msglen, "%s: %s: out of memory", r->path, what);
+		return -1;
+	}
+	got = ZSTD_decompressDCtx(r->dctx, f->columns ? r->cbuf : *buf, h->raw_size,
+				  r->zbuf, h->stored_size);
 	if (ZSTD_isError(got) || got != h->raw_size) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: cannot decompress payload: %s",
 		     r->path, f->payload_offset, what,
 		     ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short output");
 		return -1;
+	}
+	if (f->columns) {
+		char why[160];
+
+		got = columns_to_records(r, r->cbuf, got, h->count, buf, cap,
+					 why, sizeof(why));
+		if (!got) {
+			msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: %s (damaged data)",
+			     r->path, f->payload_offset, what, why);
+			return -1;
+		}
 	}
 	*len = got;
 	return 0;
@@ -536,6 +653,7 @@ void log_reader_close(struct log_reader *r)
 	ev_layout_map_free(&r->layout);
 	ZSTD_freeDCtx(r->dctx);
 	free(r->zbuf);
+	free(r->cbuf);
 	for (int i = 0; i < LOG_READER_SLOTS; i++)
 		free(r->slots[i].buf);
 	free(r->path);

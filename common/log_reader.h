@@ -43,6 +43,12 @@ struct log_frame {
 	uint64_t offset;		/* file offset of the frame (skippable header) */
 	uint64_t payload_offset;	/* file offset of the stored payload */
 	uint64_t index;			/* 0-based frame number in the file */
+	/*
+	 * Stored as EVENTS_COLUMNS (format 2.0).  h.type then reads
+	 * LOG_FRAME_EVENTS: the payload functions rebuild the records, so
+	 * callers never see the encoding.
+	 */
+	bool columns;
 };
 
 struct log_info {

@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "crc32c.h"
+#include "event_layout.h"
 #include "log_writer.h"
 
 /* Sequence numbers are kept per (frame type, stream); streams beyond this
@@ -30,6 +31,13 @@ struct log_writer {
 	ZSTD_CCtx *cctx;
 	void *zbuf;
 	size_t zcap;
+	void *ebuf;			/* EVENTS_COLUMNS payload being encoded */
+	size_t ecap;
+	bool columns_built;
+	struct ev_columns columns[EV_TYPE_LIMIT];
+	uint16_t type_size[EV_TYPE_LIMIT];		/* 0: not written by columns */
+	uint64_t prev[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* EV_COL_DELTA_TYPE */
+	unsigned char *next[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* column cursors */
 	uint8_t recording_id[16];
 	uint64_t *seq[LOG_FRAME_INDEX + 1];	/* [type][stream slot] */
 	uint64_t other_seq;		/* frame types beyond the table */
@@ -219,6 +227,9 @@ static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
 	size_t slot = stream == LOG_STREAM_GLOBAL ? SEQ_STREAMS - 1 :
 		      stream % (SEQ_STREAMS - 1);
 
+	/* one sequence per CPU whatever the encoding: gaps are found in it */
+	if (type == LOG_FRAME_EVENTS_COLUMNS)
+		type = LOG_FRAME_EVENTS;
 	if (type > LOG_FRAME_INDEX)
 		return w->other_seq++;
 	if (!w->seq[type]) {
@@ -231,6 +242,21 @@ static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
 
 static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 			   const void *payload, size_t raw_size, bool record_index);
+
+/* Make *buf hold at least need bytes; -1 when out of memory. */
+static int grow(void **buf, size_t *cap, size_t need)
+{
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	p = realloc(*buf, need);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = need;
+	return 0;
+}
 
 static int flush_index(struct log_writer *w)
 {
@@ -270,16 +296,8 @@ static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 	if (raw_size > LOG_MAX_RAW_SIZE)
 		return -EMSGSIZE;
 	if (raw_size) {
-		size_t bound = ZSTD_compressBound(raw_size);
-
-		if (bound > w->zcap) {
-			void *buf = realloc(w->zbuf, bound);
-
-			if (!buf)
-				return -ENOMEM;
-			w->zbuf = buf;
-			w->zcap = bound;
-		}
+		if (grow(&w->zbuf, &w->zcap, ZSTD_compressBound(raw_size)))
+			return -ENOMEM;
 		stored = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, payload, raw_size);
 		if (ZSTD_isError(stored))
 			return -EIO;
@@ -357,6 +375,118 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
 	return 0;
 }
 
+/* The compiled-in record types' columns and sizes, built once. */
+static const struct ev_columns *writer_columns(struct log_writer *w)
+{
+	size_t count;
+	const struct ev_type_info *types;
+
+	if (w->columns_built)
+		return w->columns;
+	types = ev_types(&count);
+	for (size_t i = 0; i < count; i++) {
+		unsigned t = types[i].type % EV_TYPE_LIMIT;
+
+		w->type_size[t] = types[i].size;
+		for (size_t f = 0; f < types[i].nfields; f++)
+			ev_columns_add(&w->columns[t], types[i].fields[f].name,
+				       types[i].fields[f].offset, types[i].fields[f].size);
+		if (w->columns[t].too_many)
+			w->type_size[t] = 0;	/* cannot be written by columns */
+	}
+	w->columns_built = true;
+	return w->columns;
+}
+
+/*
+ * Records are in the host's byte order, which the recorder only runs on
+ * little-endian hosts (the log's byte order): fields are copied as they
+ * are, and differences taken on native integers.
+ */
+int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
+		     const void *records, size_t raw_size)
+{
+	const struct ev_columns *cols = writer_columns(w);
+	struct log_frame_desc cd = *d;
+	const unsigned char *src = records;
+	uint32_t n[EV_TYPE_LIMIT] = { 0 }, nrec = 0;
+	size_t pos, out;
+	uint64_t prev_ts = 0;
+	unsigned char *dst;
+
+	if (d->type != LOG_FRAME_EVENTS || raw_size > LOG_MAX_RAW_SIZE)
+		return -EINVAL;
+	/* pass 1: which types, how many; whole records of this build only */
+	for (pos = 0; pos < raw_size; nrec++) {
+		uint16_t t, size;
+
+		if (raw_size - pos < EV_HEADER_SIZE)
+			return -EINVAL;
+		memcpy(&t, src + pos + 16, sizeof(t));
+		size = t < EV_TYPE_LIMIT ? w->type_size[t] : 0;
+		if (!size || size > raw_size - pos)
+			return -EINVAL;	/* nothing written */
+		n[t]++;
+		pos += size;
+	}
+	out = nrec;
+	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++)
+		out += (size_t)n[t] * cols[t].bytes;
+	if (grow(&w->ebuf, &w->ecap, out))
+		return -ENOMEM;
+	dst = w->ebuf;
+	/* where each column's next value goes */
+	pos = nrec;
+	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
+		if (!n[t])
+			continue;
+		memset(w->prev[t], 0, sizeof(w->prev[t]));
+		for (unsigned j = 0; j < cols[t].n; j++) {
+			w->next[t][j] = dst + pos;
+			pos += (size_t)n[t] * cols[t].col[j].size;
+		}
+	}
+	/* pass 2: every field into its column */
+	for (uint32_t i = 0, off = 0; i < nrec; i++) {
+		const unsigned char *rec = src + off;
+		const struct ev_columns *c;
+		uint16_t t;
+
+		memcpy(&t, rec + 16, sizeof(t));
+		c = &cols[t];
+		dst[i] = (unsigned char)t;
+		for (unsigned j = 0; j < c->n; j++) {
+			const struct ev_column *col = &c->col[j];
+			unsigned char *to = w->next[t][j];
+			uint64_t v64, d64;
+			uint32_t v32, d32;
+
+			w->next[t][j] = to + col->size;
+			switch (col->coding) {
+			case EV_COL_DELTA:	/* ts: 8 bytes */
+				memcpy(&v64, rec + col->offset, 8);
+				d64 = v64 - prev_ts;
+				prev_ts = v64;
+				memcpy(to, &d64, 8);
+				break;
+			case EV_COL_DELTA_TYPE:	/* ring positions: 4 bytes */
+				memcpy(&v32, rec + col->offset, 4);
+				d32 = v32 - (uint32_t)w->prev[t][j];
+				w->prev[t][j] = v32;
+				memcpy(to, &d32, 4);
+				break;
+			default:
+				ev_copy_field(to, rec + col->offset, col->size);
+			}
+		}
+		off += w->type_size[t];
+	}
+	cd.type = LOG_FRAME_EVENTS_COLUMNS;
+	cd.flags |= LOG_FRAME_F_MUST_UNDERSTAND;
+	cd.count = nrec;
+	return log_write_frame(w, &cd, dst, out);
+}
+
 int log_write_meta(struct log_writer *w, const char *json, size_t len)
 {
 	struct log_frame_desc d = {
@@ -379,6 +509,7 @@ static void writer_free(struct log_writer *w)
 		free(w->seq[i]);
 	free(w->index);
 	free(w->zbuf);
+	free(w->ebuf);
 	ZSTD_freeCCtx(w->cctx);
 	free(w);
 }

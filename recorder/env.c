@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "env.h"
+#include "log_writer.h"
 #include "msg.h"
 
 const char *argp_program_bug_address = PACKAGE_BUGREPORT;
@@ -89,7 +90,7 @@ static const struct argp_option options[] = {
 	{ "queue-size", OPT_QUEUE, "SIZE", 0, "Memory for events waiting to be compressed "
 	  "and written (default: 64M)", 4 },
 	{ "zstd-level", OPT_ZSTD, "N", 0, "zstd compression level; negative is faster "
-	  "(default: 1)", 4 },
+	  "(default: 3)", 4 },
 	{ "io-wq", OPT_IO_WQ, "MODE", 0, "How io-wq work is tracked: auto, fentry, kprobe, "
 	  "sched_switch or none (default: auto, the first that works)", 4 },
 	{ "syscalls", OPT_SYSCALLS, "MODE", 0, "How io_uring syscalls are hooked: auto, "
@@ -362,7 +363,7 @@ int env_parse(struct env *env, int argc, char **argv)
 	env->flush_ns = ENV_DEFAULT_FLUSH_NS;
 	env->queue_size = ENV_DEFAULT_QUEUE_SIZE;
 	env->frame_size = ENV_DEFAULT_FRAME_SIZE;
-	env->zstd_level = 1;
+	env->zstd_level = LOG_DEFAULT_ZSTD_LEVEL;
 	env->argc = argc;
 	env->argv = argv;
 

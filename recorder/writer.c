@@ -27,6 +27,8 @@ int frame_write(struct log_writer *lw, const struct frame *f)
 		.last_ts = f->last_ts,
 	};
 
+	if (f->type == LOG_FRAME_EVENTS)
+		return log_write_events(lw, &d, f->data, f->len);
 	return log_write_frame(lw, &d, f->data, f->len);
 }
 

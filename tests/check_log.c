@@ -178,6 +178,169 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+static void set_major(const char *path, uint16_t major);
+
+/* On-disk type of every frame after META (the reader reports EVENTS_DELTA as EVENTS). */
+static unsigned count_disk_frames(const char *path, uint16_t type)
+{
+	size_t size, pos = 0;
+	unsigned char *b = test_read_file(path, &size);
+	unsigned n = 0;
+
+	while (pos + LOG_SKIPPABLE_HDR_SIZE <= size) {
+		uint32_t magic, hsize;
+		struct log_frame_header h;
+
+		memcpy(&magic, b + pos, 4);
+		memcpy(&hsize, b + pos + 4, 4);
+		pos += LOG_SKIPPABLE_HDR_SIZE;
+		if (magic != LOG_SKIPPABLE_FRAME) {
+			pos += hsize;
+			continue;
+		}
+		memcpy(&h, b + pos, sizeof(h));
+		n += h.type == type;
+		pos += hsize + h.stored_size;
+	}
+	free(b);
+	return n;
+}
+
+/*
+ * Format 2.0: records written by log_write_events() come back from the
+ * reader exactly as the same records written as 1.0 EVENTS frames: several
+ * types interleaved, timestamps that go backwards, jump by more than 2^63
+ * or repeat, ring positions that wrap; the frames on disk are
+ * EVENTS_COLUMNS and must-understand; a regular stream of events takes
+ * less than half the bytes of rows.
+ */
+START_TEST(test_events_columns)
+{
+	static const uint64_t odd_ts[] = {
+		5, 3, 3, UINT64_MAX - 7, 0, 1ull << 63, 2000000000ull,
+	};
+	char *dir = test_tmpdir();
+	char *paths[2] = { test_path(dir, "columns.log"), test_path(dir, "plain.log") };
+	struct walk w[2];
+	struct stat st[2];
+
+	for (int plain = 0; plain < 2; plain++) {
+		struct synth_options opt = { .ncpus = 2, .plain_events = plain };
+		struct synth_log *s = synth_log_create(paths[plain], &opt);
+
+		for (size_t i = 0; i < sizeof(odd_ts) / sizeof(odd_ts[0]); i++) {
+			struct ev_complete c = {
+				SYNTH_HDR(EV_COMPLETE, odd_ts[i], 7, 7), .res = (int32_t)i,
+				.ring = 0x1111, .req = 0x2000 + i,
+			};
+
+			SYNTH_EMIT(s, 0, c);
+		}
+		synth_flush(s);
+		for (unsigned i = 0; i < 20000; i++) {
+			uint64_t ts = 3000000000ull + i * 211 + (i * 7919) % 97;
+			struct ev_submit sub = {
+				SYNTH_HDR(EV_SUBMIT, ts, 8, 8),
+				.opcode = 22, .ring = 0x1111, .req = 0x2000 + i % 32,
+				.off = (i * 2654435761u) % 262144 * 4096,
+			};
+			struct ev_complete comp = {
+				SYNTH_HDR(EV_COMPLETE, ts + 50, 8, 8), .res = 4096,
+				.ring = 0x1111, .req = 0x2000 + (i + 7) % 32,
+			};
+			struct ev_enter_begin eb = {
+				SYNTH_HDR(EV_ENTER_BEGIN, ts - 20, 8, 8), .fd = 3,
+				.ring = 0x1111, .to_submit = 1,
+				.sq_head = i - 3, .sq_tail = i, .cq_head = 0xfffffff0u + i,
+				.cq_tail = 0xfffffff4u + i,
+			};
+
+			SYNTH_EMIT(s, 1, eb);
+			SYNTH_EMIT(s, 1, sub);
+			if (i % 3)
+				SYNTH_EMIT(s, 1, comp);
+		}
+		synth_flush(s);
+		synth_finish(s, "test");
+		walk_log(paths[plain], &w[plain]);
+		ck_assert_msg(w[plain].open_ret == 0, "open: %s", w[plain].open_msg);
+		ck_assert_int_eq(w[plain].stop, LOG_STOP_END);
+		ck_assert_uint_eq(w[plain].records,
+				  20000 * 2 + 13333 + sizeof(odd_ts) / sizeof(odd_ts[0]));
+		ck_assert_uint_eq(w[plain].payload_errors + w[plain].record_errors, 0);
+		ck_assert_int_eq(stat(paths[plain], &st[plain]), 0);
+	}
+	ck_assert_uint_eq(w[0].records_crc, w[1].records_crc);
+	ck_assert_uint_eq(count_disk_frames(paths[0], LOG_FRAME_EVENTS_COLUMNS), 2);
+	ck_assert_uint_eq(count_disk_frames(paths[0], LOG_FRAME_EVENTS), 0);
+	ck_assert_uint_eq(count_disk_frames(paths[1], LOG_FRAME_EVENTS), 2);
+	ck_assert_msg(st[0].st_size * 2 < st[1].st_size, "columns %lld bytes, rows %lld",
+		      (long long)st[0].st_size, (long long)st[1].st_size);
+
+	/* The timestamps themselves, and the flag the reader sets. */
+	{
+		struct log_reader *r;
+		struct log_frame f;
+		char msg[LOG_MSG_LEN];
+		size_t i = 0;
+
+		ck_assert_int_eq(log_reader_open(&r, paths[0], msg, sizeof(msg)), 0);
+		while (log_reader_next(r, &f)) {
+			const void *buf;
+			size_t len, pos = 0;
+			const struct ev_header *rec;
+			unsigned char scratch[EV_RECORD_MAX];
+			bool known;
+
+			if (f.h.type != LOG_FRAME_EVENTS || f.h.stream != 0)
+				continue;
+			ck_assert(f.columns);
+			ck_assert_uint_eq(f.h.first_ts, 0);
+			ck_assert_uint_eq(f.h.last_ts, UINT64_MAX - 7);
+			ck_assert_int_eq(log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg)), 0);
+			while (log_next_record(log_reader_layout(r), buf, len, &pos, &rec, &known,
+					       scratch, msg, sizeof(msg)) > 0)
+				ck_assert_uint_eq(rec->ts, odd_ts[i++]);
+		}
+		ck_assert_uint_eq(i, sizeof(odd_ts) / sizeof(odd_ts[0]));
+		log_reader_close(r);
+	}
+
+	/* EVENTS_DELTA does not exist in 1.x: such a log stops there, loudly. */
+	set_major(paths[0], 1);
+	walk_log(paths[0], &w[0]);
+	ck_assert_int_eq(w[0].stop, LOG_STOP_UNSUPPORTED);
+	ck_assert_uint_eq(w[0].events_frames, 0);
+	ck_assert_msg(strstr(w[0].stop_msg, "must be understood"), "%s", w[0].stop_msg);
+
+	/* Not whole known records: refused, and the log stays intact. */
+	{
+		struct log_writer *lw;
+		struct log_writer_options ow = { .overwrite = true };
+		struct log_frame_desc d = { .type = LOG_FRAME_EVENTS };
+		struct ev_submit sub = { SYNTH_HDR(EV_SUBMIT, 1, 1, 1) };
+		struct ev_submit bad = { SYNTH_HDR(63, 1, 1, 1) };
+		char err[256];
+
+		ck_assert_int_eq(log_writer_create(&lw, paths[0], &ow, err, sizeof(err)), 0);
+		ck_assert_int_eq(log_write_meta(lw, EMPTY_META, strlen(EMPTY_META)), 0);
+		ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub) - 8), -EINVAL);
+		ck_assert_int_eq(log_write_events(lw, &d, &bad, sizeof(bad)), -EINVAL);
+		d.type = LOG_FRAME_TASKS;
+		ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub)), -EINVAL);
+		ck_assert_int_eq(log_writer_error(lw), 0);
+		ck_assert_int_eq(log_writer_finish(lw, "{}", err, sizeof(err)), 0);
+		walk_log(paths[0], &w[0]);
+		ck_assert_int_eq(w[0].stop, LOG_STOP_END);
+		ck_assert_uint_eq(w[0].events_frames, 0);
+	}
+	test_rmtree(dir);
+	free(paths[0]);
+	free(paths[1]);
+	free(dir);
+}
+END_TEST
+
 /* Frame boundaries of a log, from a clean walk of the header chain. */
 static size_t frame_ends(const char *path, uint64_t *ends, size_t max, uint64_t *meta_end)
 {
@@ -666,6 +829,7 @@ static Suite *log_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_events_columns);
 	tcase_add_test(tc, test_truncate_every_byte);
 	tcase_add_test(tc, test_flip_every_byte);
 	tcase_add_test(tc, test_unknown_frames);

@@ -17,6 +17,7 @@
 #include "event_layout.h"
 #include "frames.h"
 #include "host.h"
+#include "log_writer.h"
 #include "json.h"
 #include "log_format.h"
 #include "losses.h"
@@ -106,7 +107,7 @@ START_TEST(test_env_defaults)
 	ck_assert_str_eq(env.output, "uring.log");
 	ck_assert_uint_eq(env.ring_size, 0);	/* chosen from the CPU count */
 	ck_assert_uint_eq(env.flush_ns, 1000000000ull);
-	ck_assert_int_eq(env.zstd_level, 1);
+	ck_assert_int_eq(env.zstd_level, LOG_DEFAULT_ZSTD_LEVEL);
 	ck_assert(!env.command);
 	ck_assert(!env.follow);
 	ck_assert_int_eq(env.io_wq, IO_WQ_AUTO);

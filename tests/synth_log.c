@@ -22,6 +22,7 @@ struct synth_log {
 	unsigned ncpus;
 	struct cpu_buf cpu[SYNTH_MAX_CPUS];
 	uint64_t last_ts;
+	bool plain_events;
 };
 
 static void die(const char *what, const char *msg)
@@ -55,6 +56,7 @@ struct synth_log *synth_log_create(const char *path, const struct synth_options 
 	s->ncpus = opt->ncpus ? opt->ncpus : 2;
 	if (s->ncpus > SYNTH_MAX_CPUS)
 		die(path, "too many CPUs");
+	s->plain_events = opt->plain_events || opt->records_json;
 	if (log_writer_create(&s->w, path, &wopt, err, sizeof(err)))
 		die(path, err);
 
@@ -169,7 +171,8 @@ void synth_flush(struct synth_log *s)
 
 		if (!b->count)
 			continue;
-		if (log_write_frame(s->w, &d, b->data, b->len))
+		if (s->plain_events ? log_write_frame(s->w, &d, b->data, b->len) :
+		    log_write_events(s->w, &d, b->data, b->len))
 			die("synth_flush", "write failed");
 		b->len = 0;
 		b->count = 0;

@@ -23,6 +23,12 @@ struct synth_options {
 	const char *extra_meta;		/* JSON members appended to the metadata */
 	const char *records_json;	/* replaces the layout table (old/new layouts) */
 	const char *hostname;
+	/*
+	 * Write EVENTS frames as format 1.0 did (absolute timestamps) instead
+	 * of the recorder's EVENTS_DELTA; implied by records_json, whose
+	 * records the writer cannot walk.
+	 */
+	bool plain_events;
 };
 
 /* Create path with a META frame; aborts the test program on failure. */
