@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "buffer.h"
 #include "crc32c.h"
 #include "log_reader.h"
 
@@ -277,20 +278,6 @@ io_error:
 	return -1;
 }
 
-static int ensure_cap(void **buf, size_t *cap, size_t need)
-{
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	p = realloc(*buf, need);
-	if (!p)
-		return -1;
-	*buf = p;
-	*cap = need;
-	return 0;
-}
-
 /*
  * Rebuild the records of an EVENTS_COLUMNS payload (src, len bytes, count
  * >= 1 records) into *buf, with the log's own layouts.  Returns the
@@ -340,7 +327,7 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 			 count, pos, len);
 		return 0;
 	}
-	if (ensure_cap(buf, cap, size)) {
+	if (buffer_reserve(buf, cap, size)) {
 		snprintf(why, whylen, "out of memory");
 		return 0;
 	}
@@ -393,9 +380,11 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 	describe_frame(f, what, sizeof(what));
 	*len = 0;
 	if (!h->stored_size)
-		return ensure_cap(buf, cap, 1) ? -1 : 0;
-	if (ensure_cap(&r->zbuf, &r->zcap, h->stored_size) ||
-	    ensure_cap(buf, cap, h->raw_size)) {
+		return buffer_reserve(buf, cap, 1) ? -1 : 0;
+	/* columns are decompressed into the reader's buffer, then rebuilt */
+	if (buffer_reserve(&r->zbuf, &r->zcap, h->stored_size) ||
+	    (f->columns ? buffer_reserve(&r->cbuf, &r->ccap, h->raw_size) :
+	     buffer_reserve(buf, cap, h->raw_size))) {
 		msgf(msg, msglen, "%s: %s: out of memory", r->path, what);
 		return -1;
 	}
@@ -415,11 +404,6 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 	    ZSTD_findFrameCompressedSize(r->zbuf, h->stored_size) != h->stored_size) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: payload is not one zstd frame of %" PRIu64 " bytes",
 		     r->path, f->payload_offset, what, (uint64_t)h->raw_size);
-		return -1;
-	}
-	/* columns are decompressed into the reader's buffer, then rebuilt */
-	if (f->columns && ensure_cap(&r->cbuf, &r->ccap, h->raw_size)) {
-		msgf(msg, msglen, "%s: %s: out of memory", r->path, what);
 		return -1;
 	}
 	got = ZSTD_decompressDCtx(r->dctx, f->columns ? r->cbuf : *buf, h->raw_size,

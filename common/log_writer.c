@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "buffer.h"
 #include "crc32c.h"
 #include "event_layout.h"
 #include "log_writer.h"
@@ -33,7 +34,6 @@ struct log_writer {
 	size_t zcap;
 	void *ebuf;			/* EVENTS_COLUMNS payload being encoded */
 	size_t ecap;
-	bool columns_built;
 	struct ev_columns columns[EV_TYPE_LIMIT];
 	uint16_t type_size[EV_TYPE_LIMIT];		/* 0: not written by columns */
 	uint64_t prev[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* EV_COL_DELTA_TYPE */
@@ -118,6 +118,24 @@ static void put_skippable(unsigned char hdr[LOG_SKIPPABLE_HDR_SIZE], uint32_t ma
 	}
 }
 
+/* The compiled-in record types' columns and sizes (log_write_events()). */
+static void build_columns(struct log_writer *w)
+{
+	size_t count;
+	const struct ev_type_info *types = ev_types(&count);
+
+	for (size_t i = 0; i < count; i++) {
+		unsigned t = types[i].type % EV_TYPE_LIMIT;
+
+		w->type_size[t] = types[i].size;
+		for (size_t f = 0; f < types[i].nfields; f++)
+			ev_columns_add(&w->columns[t], types[i].fields[f].name,
+				       types[i].fields[f].offset, types[i].fields[f].size);
+		if (w->columns[t].too_many)
+			w->type_size[t] = 0;	/* cannot be written by columns */
+	}
+}
+
 int log_writer_create(struct log_writer **wp, const char *path,
 		      const struct log_writer_options *opt, char *err, size_t errlen)
 {
@@ -167,6 +185,7 @@ int log_writer_create(struct log_writer **wp, const char *path,
 			      strerror(errno));
 		goto fail;
 	}
+	build_columns(w);
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
 		ret = set_err(err, errlen, -ENOMEM, "out of memory");
@@ -243,21 +262,6 @@ static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
 static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 			   const void *payload, size_t raw_size, bool record_index);
 
-/* Make *buf hold at least need bytes; -1 when out of memory. */
-static int grow(void **buf, size_t *cap, size_t need)
-{
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	p = realloc(*buf, need);
-	if (!p)
-		return -1;
-	*buf = p;
-	*cap = need;
-	return 0;
-}
-
 static int flush_index(struct log_writer *w)
 {
 	struct log_frame_desc d = {
@@ -296,7 +300,7 @@ static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 	if (raw_size > LOG_MAX_RAW_SIZE)
 		return -EMSGSIZE;
 	if (raw_size) {
-		if (grow(&w->zbuf, &w->zcap, ZSTD_compressBound(raw_size)))
+		if (buffer_reserve(&w->zbuf, &w->zcap, ZSTD_compressBound(raw_size)))
 			return -ENOMEM;
 		stored = ZSTD_compress2(w->cctx, w->zbuf, w->zcap, payload, raw_size);
 		if (ZSTD_isError(stored))
@@ -375,29 +379,6 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
 	return 0;
 }
 
-/* The compiled-in record types' columns and sizes, built once. */
-static const struct ev_columns *writer_columns(struct log_writer *w)
-{
-	size_t count;
-	const struct ev_type_info *types;
-
-	if (w->columns_built)
-		return w->columns;
-	types = ev_types(&count);
-	for (size_t i = 0; i < count; i++) {
-		unsigned t = types[i].type % EV_TYPE_LIMIT;
-
-		w->type_size[t] = types[i].size;
-		for (size_t f = 0; f < types[i].nfields; f++)
-			ev_columns_add(&w->columns[t], types[i].fields[f].name,
-				       types[i].fields[f].offset, types[i].fields[f].size);
-		if (w->columns[t].too_many)
-			w->type_size[t] = 0;	/* cannot be written by columns */
-	}
-	w->columns_built = true;
-	return w->columns;
-}
-
 /*
  * Records are in the host's byte order, which the recorder only runs on
  * little-endian hosts (the log's byte order): fields are copied as they
@@ -406,7 +387,7 @@ static const struct ev_columns *writer_columns(struct log_writer *w)
 int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 		     const void *records, size_t raw_size)
 {
-	const struct ev_columns *cols = writer_columns(w);
+	const struct ev_columns *cols = w->columns;
 	struct log_frame_desc cd = *d;
 	const unsigned char *src = records;
 	uint32_t n[EV_TYPE_LIMIT] = { 0 }, nrec = 0;
@@ -432,7 +413,7 @@ int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 	out = nrec;
 	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++)
 		out += (size_t)n[t] * cols[t].bytes;
-	if (grow(&w->ebuf, &w->ecap, out))
+	if (buffer_reserve(&w->ebuf, &w->ecap, out))
 		return -ENOMEM;
 	dst = w->ebuf;
 	/* where each column's next value goes */
