@@ -41,7 +41,7 @@ struct ur_cpu_state {
 	__u32 woken;			/* a wakeup was forced for this fill */
 	__u32 depth;			/* programs running on this CPU */
 	__u32 stage_len;		/* bytes staged */
-	__u32 pad;
+	__u32 drop_off;		/* drop_staged() walk */
 	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
 	__u8 nest[UR_NEST_SLOTS][UR_RECORD_MAX];
 };

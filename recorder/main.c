@@ -559,6 +559,9 @@ static struct frame *stats_frame(struct recorder *r)
 	json_kv_u64(&o, "ring_owner_map_full", r->skel->bss->stats.ring_owner_map_full);
 	json_kv_u64(&o, "task_work_run_empty_skipped", r->skel->bss->stats.task_work_run_empty);
 	json_kv_i64(&o, "load_attempts", r->probes.load_attempts);
+	json_kv_double(&o, "bpf_load_s", r->probes.load_s);
+	json_kv_u64(&o, "bpf_verified_insns", r->probes.verified_insns);
+	json_kv_u64(&o, "bpf_verified_insns_max", r->probes.verified_insns_max);
 	json_kv_double(&o, "cpu_user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
 	json_kv_double(&o, "cpu_sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	json_kv_u64(&o, "max_rss_kib", (uint64_t)ru.ru_maxrss);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -590,11 +592,47 @@ static bool required_failed(struct plan *pl)
 	return false;
 }
 
+static double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Sum what the verifier processed for the loaded programs: the recorder's
+ * start is mostly verification (once 1.1 s on 6.18 for one bpf_loop
+ * callback, see drop_staged_one()), and the live tests hold it down.
+ */
+static void count_verified(struct probes *p, struct uring_record_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	p->verified_insns = 0;
+	p->verified_insns_max = 0;
+	bpf_object__for_each_program(prog, skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		p->verified_insns += info.verified_insns;
+		if (info.verified_insns > p->verified_insns_max)
+			p->verified_insns_max = info.verified_insns;
+	}
+	msg_verbose("BPF programs loaded in %.0f ms; the verifier processed %" PRIu64
+		    " instructions (at most %" PRIu64 " for one program)", p->load_s * 1e3,
+		    p->verified_insns, p->verified_insns_max);
+}
+
 static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **skelp,
 		probes_configure_fn configure, void *arg)
 {
 	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
 		struct uring_record_bpf *skel = uring_record_bpf__open();
+		double t0;
 		int err, found;
 
 		p->load_attempts = attempt + 1;
@@ -613,10 +651,13 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 		free(load_log);
 		load_log = calloc(1, 1);
 		load_log_len = 0;
+		t0 = monotonic_s();
 		err = uring_record_bpf__load(skel);
 		if (!err) {
 			free(load_log);
 			load_log = NULL;
+			p->load_s = monotonic_s() - t0;
+			count_verified(p, skel);
 			*skelp = skel;
 			return 0;
 		}

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "env.h"
 #include "json.h"
@@ -40,6 +41,13 @@ struct probes {
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
 	int load_attempts;
+	/*
+	 * What loading cost: wall time of the last (successful) load, and the
+	 * instructions the kernel's verifier processed (bpf_prog_info
+	 * verified_insns, 5.16+), in all and for the costliest program.
+	 */
+	double load_s;
+	uint64_t verified_insns, verified_insns_max;
 };
 
 /* Called on each freshly opened skeleton, before load (rodata, map sizes). */

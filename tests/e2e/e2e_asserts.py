@@ -126,6 +126,9 @@ def check_truth(c):
 
 # ------------------------------------------------------------------ the log
 
+VERIFIED_INSNS_MAX = 20000
+
+
 def check_log(c):
     st, s = c.logstat, c.summary
     c.eq("log read to its end frame", st["stop"]["reader"], "end frame")
@@ -144,6 +147,14 @@ def check_log(c):
         c.eq("logstat: events lost", st["losses"]["total"], 0)
         c.check("lost 0 events" in c.record_err, "uring-record did not report 'lost 0 events'")
         c.eq("converter warnings", s["warnings"], [])
+    # The recorder's start is mostly BPF verification: one bpf_loop callback
+    # once cost ~60k verified instructions per call site on 6.7+ (1.1 s of
+    # start on 6.18).  No program needs more than a few thousand.
+    stats = st["stats"] or {}
+    c.check(stats.get("bpf_verified_insns_max", 0) <= VERIFIED_INSNS_MAX,
+            f"a BPF program took {stats.get('bpf_verified_insns_max')} verified instructions "
+            f"(at most {VERIFIED_INSNS_MAX} expected; bpf_load_s {stats.get('bpf_load_s')})")
+    c.check("bpf_verified_insns" in stats, "STATS frame without bpf_verified_insns")
     failed = [p for p in c.meta["probes"] if p["status"] not in ("attached", "absent")]
     c.eq("probes neither attached nor absent", failed, [])
     c.eq("summary: io-wq tracking", s["recording"]["io_wq_tracking"], c.meta["io_wq_tracking"])
