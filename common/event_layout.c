@@ -95,7 +95,7 @@ static bool name_in(const char *name, const char *const *list)
 	return false;
 }
 
-bool ev_field_known(const struct ev_header *rec, const struct ev_field *f)
+struct ev_known_rule ev_field_known_rule(uint16_t type, const struct ev_field *f)
 {
 	static const char *const sqe_fields[] = {
 		"buf_index", "off", "fd", "len", "op_flags", "ioprio",
@@ -108,29 +108,49 @@ bool ev_field_known(const struct ev_header *rec, const struct ev_field *f)
 		"entries", "setup_flags", "sq_thread_cpu", "sq_thread_idle",
 		"cq_entries", NULL,
 	};
+	const struct ev_known_rule always = { 0, 0 };
 
 	if (f->offset < EV_HEADER_SIZE)
-		return true;
-	switch (rec->type) {
+		return always;
+	switch (type) {
 	case EV_SUBMIT:
 	case EV_REQ_FAILED:
-		return (rec->flags & EVF_SQE_VALID) || !name_in(f->name, sqe_fields);
+		if (name_in(f->name, sqe_fields))
+			return (struct ev_known_rule){ EVF_SQE_VALID, EVF_SQE_VALID };
+		return always;
 	case EV_ENTER_BEGIN:
 	case EV_ENTER_END:
 		if (!strcmp(f->name, "ring"))
-			return rec->flags & EVF_RING_VALID;
-		return (rec->flags & EVF_RING_STATE_VALID) || !name_in(f->name, ring_state);
+			return (struct ev_known_rule){ EVF_RING_VALID, EVF_RING_VALID };
+		if (name_in(f->name, ring_state))
+			return (struct ev_known_rule){ EVF_RING_STATE_VALID, EVF_RING_STATE_VALID };
+		return always;
 	case EV_REGISTER_BEGIN:
-		return strcmp(f->name, "ring") || (rec->flags & EVF_RING_VALID);
+		if (!strcmp(f->name, "ring"))
+			return (struct ev_known_rule){ EVF_RING_VALID, EVF_RING_VALID };
+		return always;
 	case EV_SETUP_BEGIN:
-		return (rec->flags & EVF_PARAMS_VALID) || !name_in(f->name, setup_params);
+		if (name_in(f->name, setup_params))
+			return (struct ev_known_rule){ EVF_PARAMS_VALID, EVF_PARAMS_VALID };
+		return always;
 	case EV_TASK_WORK_RUN:
-		return strcmp(f->name, "loops") || (rec->flags & EVF_LOOPS_VALID);
+		if (!strcmp(f->name, "loops"))
+			return (struct ev_known_rule){ EVF_LOOPS_VALID, EVF_LOOPS_VALID };
+		return always;
 	case EV_WORK_END:
-		return strcmp(f->name, "req") || !(rec->flags & EVF_WORK_REQ_UNKNOWN);
+		if (!strcmp(f->name, "req"))
+			return (struct ev_known_rule){ EVF_WORK_REQ_UNKNOWN, 0 };
+		return always;
 	default:
-		return true;
+		return always;
 	}
+}
+
+bool ev_field_known(const struct ev_header *rec, const struct ev_field *f)
+{
+	struct ev_known_rule r = ev_field_known_rule(rec->type, f);
+
+	return (rec->flags & r.mask) == r.want;
 }
 
 static const char *const kind_names[] = {

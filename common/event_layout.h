@@ -57,6 +57,15 @@ bool ev_kind_is_signed(enum ev_kind kind);
  */
 bool ev_field_known(const struct ev_header *rec, const struct ev_field *f);
 
+/*
+ * The same rule for field f of records of type, to apply many times: the
+ * field is known when (flags & mask) == want.
+ */
+struct ev_known_rule {
+	uint16_t mask, want;
+};
+struct ev_known_rule ev_field_known_rule(uint16_t type, const struct ev_field *f);
+
 /* Append the layout table as a JSON value (uring-log(5), "records"). */
 void ev_layout_to_json(struct json_out *o);
 

@@ -83,6 +83,21 @@ const struct flag_name poll_mask_names[] = {
 	{ 0, NULL },
 };
 
+bool flag_name_append(char *buf, size_t len, size_t *off, const char *name)
+{
+	size_t n = strlen(name), sep = *off ? 1 : 0;
+
+	if (*off + sep + n >= len) {
+		buf[*off] = '\0';	/* never a partial name */
+		return false;
+	}
+	if (sep)
+		buf[(*off)++] = '|';
+	memcpy(buf + *off, name, n + 1);
+	*off += n;
+	return true;
+}
+
 char *format_flags(char *buf, size_t len, uint64_t flags, const struct flag_name *table)
 {
 	size_t off = 0;
@@ -92,16 +107,10 @@ char *format_flags(char *buf, size_t len, uint64_t flags, const struct flag_name
 		return buf;
 	buf[0] = '\0';
 	for (const struct flag_name *f = table; f->name; f++) {
-		int n;
-
 		if (!(flags & f->bit))
 			continue;
-		n = snprintf(buf + off, len - off, "%s%s", off ? "|" : "", f->name);
-		if (n < 0 || (size_t)n >= len - off) {
-			buf[off] = '\0';	/* never a partial name */
+		if (!flag_name_append(buf, len, &off, f->name))
 			return buf;
-		}
-		off += (size_t)n;
 		rest &= ~f->bit;
 	}
 	if (rest) {

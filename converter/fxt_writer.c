@@ -211,9 +211,23 @@ static uint32_t hash_bytes(const char *s, size_t len)
 		s += 8;
 		len -= 8;
 	}
-	if (len) {
-		v = 0;
-		memcpy(&v, s, len);
+	/*
+	 * The tail in registers: a variable-length memcpy into v is stored
+	 * byte by byte and read back whole, a store-forwarding stall that
+	 * was a quarter of FXT conversion.  Overlapping fixed-size loads
+	 * cover every byte (len is in h already).
+	 */
+	if (len >= 4) {
+		uint32_t first, last;
+
+		memcpy(&first, s, 4);
+		memcpy(&last, s + len - 4, 4);
+		v = (uint64_t)first << 32 | last;
+		h = (h ^ v) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	} else if (len) {
+		v = (uint64_t)(uint8_t)s[0] << 16 | (uint64_t)(uint8_t)s[len / 2] << 8 |
+		    (uint8_t)s[len - 1];
 		h = (h ^ v) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}

@@ -161,7 +161,6 @@ char *names_req_flags(const struct names *n, uint64_t flags, char *buf, size_t l
 	buf[0] = '\0';
 	for (unsigned bit = 0; bit < 64; bit++) {
 		uint64_t mask = 1ull << bit;
-		int w;
 
 		if (!(flags & mask))
 			continue;
@@ -169,12 +168,8 @@ char *names_req_flags(const struct names *n, uint64_t flags, char *buf, size_t l
 			rest |= mask;
 			continue;
 		}
-		w = snprintf(buf + off, len - off, "%s%s", off ? "|" : "", n->req_flag[bit]);
-		if (w < 0 || (size_t)w >= len - off) {
-			buf[off] = '\0';
+		if (!flag_name_append(buf, len, &off, n->req_flag[bit]))
 			return buf;
-		}
-		off += (size_t)w;
 	}
 	if (rest) {
 		int w = snprintf(buf + off, len - off, "%s0x%" PRIx64, off ? "|" : "", rest);

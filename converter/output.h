@@ -507,6 +507,14 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
 char *format_modifiers(char *buf, size_t len, uint32_t modifiers);
 
 /*
+ * v in decimal, its last digit just before end, no NUL (at most
+ * DEC_U64_MAX bytes); returns where it starts.  Two digits per division:
+ * printing numbers is most of CSV's own time.
+ */
+#define DEC_U64_MAX 20
+char *dec_u64(char *end, uint64_t v);
+
+/*
  * Open an output file: path NULL or "-" gives stdout.  Refuses (one error
  * line) when it exists and !force, when it is a directory, or when it
  * cannot be created.  *is_stdout tells whether to fclose() it.

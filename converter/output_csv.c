@@ -110,8 +110,15 @@ struct csv {
 	struct hmap rings;		/* number -> const struct model_ring * (selected) */
 	struct event_column cols[MAX_EVENT_COLUMNS];
 	size_t ncols;
-	/* per type: column index -> field (NULL: not in this type) */
-	const struct ev_field *colmap[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
+	/* per type: its columns in order, with their fields (the others are empty) */
+	struct type_column {
+		uint8_t col;
+		bool is_off;			/* SQE off: unknown for some opcodes */
+		struct ev_known_rule known;
+		const struct ev_field *fld;
+	} type_cols[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
+	uint8_t ntype_cols[EV_TYPE_LIMIT];
+	char commas[MAX_EVENT_COLUMNS];
 	bool wall_valid;
 	int64_t wall_sec;
 	char wall_prefix[TIMEBASE_ISO_LEN];
@@ -139,16 +146,25 @@ static void eol(struct csv *c, FILE *f)
 	c->first = true;
 }
 
+/*
+ * A few bytes: putc_unlocked() stores into the stream's buffer inline,
+ * fwrite_unlocked() is a call through libio that cost more than the bytes.
+ */
+static void put_short(FILE *f, const char *p, size_t n)
+{
+	if (n > 24) {
+		fwrite_unlocked(p, 1, n, f);
+		return;
+	}
+	while (n--)
+		putc_unlocked(*p++, f);
+}
+
 static void put_u64(FILE *f, uint64_t v)
 {
-	char buf[24];
-	size_t i = sizeof(buf);
+	char buf[DEC_U64_MAX], *end = buf + sizeof(buf), *p = dec_u64(end, v);
 
-	do {
-		buf[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, f);
+	put_short(f, p, (size_t)(end - p));
 }
 
 static void put_i64(FILE *f, int64_t v)
@@ -164,9 +180,7 @@ static void put_i64(FILE *f, int64_t v)
 static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	bool quote = false;
-
-	bool plain = true;
+	bool quote = false, plain = true;
 
 	sep(c, f);
 	for (size_t i = 0; i < n; i++) {
@@ -178,7 +192,7 @@ static void field_strn(struct csv *c, FILE *f, const char *s, size_t n)
 	if (quote)
 		putc_unlocked('"', f);
 	if (plain) {
-		fwrite_unlocked(u, 1, n, f);
+		put_short(f, s, n);
 	} else {
 		for (size_t i = 0; i < n;) {
 			size_t l = utf8_seq_len(u + i, n - i);
@@ -211,6 +225,12 @@ static void field_str(struct csv *c, FILE *f, const char *s)
 static void field_empty(struct csv *c, FILE *f)
 {
 	sep(c, f);
+}
+
+/* n empty cells after the first of a row: n separators at once. */
+static void empties(struct csv *c, FILE *f, size_t n)
+{
+	put_short(f, c->commas, n);
 }
 
 static void field_u64(struct csv *c, FILE *f, uint64_t v)
@@ -586,6 +606,25 @@ static bool is_header_field(const char *n)
 	       !strcmp(n, "type") || !strcmp(n, "flags");
 }
 
+/* Keeps each type's columns in column order (fields come in any order). */
+static void add_type_column(struct csv *c, uint16_t type, size_t col, const struct ev_field *fld)
+{
+	struct type_column *tc = c->type_cols[type];
+	unsigned n = c->ntype_cols[type], at = n;
+
+	while (at > 0 && tc[at - 1].col > col) {
+		tc[at] = tc[at - 1];
+		at--;
+	}
+	tc[at] = (struct type_column){
+		.col = (uint8_t)col,
+		.is_off = !strcmp(fld->name, "off"),
+		.known = ev_field_known_rule(type, fld),
+		.fld = fld,
+	};
+	c->ntype_cols[type] = (uint8_t)(n + 1);
+}
+
 /* Columns: the union of all fields of all record types, in type order, so
  * that a field added to uring_event.h appears without touching this file. */
 static void build_event_columns(struct csv *c)
@@ -593,6 +632,7 @@ static void build_event_columns(struct csv *c)
 	size_t ntypes;
 	const struct ev_type_info *types = ev_types(&ntypes);
 
+	memset(c->commas, ',', sizeof(c->commas));
 	for (size_t i = 0; i < ntypes; i++) {
 		const struct ev_type_info *t = &types[i];
 
@@ -617,8 +657,8 @@ static void build_event_columns(struct csv *c)
 							      !strcmp(fld->name, "ret");
 				c->ncols++;
 			}
-			if (t->type < EV_TYPE_LIMIT)
-				c->colmap[t->type][col] = fld;
+			if (t->type < EV_TYPE_LIMIT && col < c->ncols)
+				add_type_column(c, t->type, col, fld);
 		}
 	}
 }
@@ -753,6 +793,7 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	const struct ev_header *h = e->rec;
 	int64_t res = 0;
 	bool has_res = false;
+	unsigned ntc, col = 0;
 
 	field_t(c, f, h->ts);
 	field_u64(c, f, h->ts);
@@ -768,20 +809,24 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	field_opt_u64(c, f, e->ring, e->ring ? e->ring->number : 0);
 	field_opt_u64(c, f, e->request_id, e->request_id);
 	field_flags(c, f, h->flags, evf_names);
-	for (size_t col = 0; col < c->ncols; col++) {
-		const struct ev_field *fld = h->type < EV_TYPE_LIMIT ? c->colmap[h->type][col] : NULL;
+	ntc = h->type < EV_TYPE_LIMIT ? c->ntype_cols[h->type] : 0;
+	for (unsigned i = 0; i < ntc; i++) {
+		const struct type_column *tc = &c->type_cols[h->type][i];
 
-		if (!fld || !ev_field_known(h, fld) ||
-		    (!strcmp(fld->name, "off") && raw_off_zeroed(c, h))) {
+		empties(c, f, tc->col - col);
+		col = tc->col + 1u;
+		if ((h->flags & tc->known.mask) != tc->known.want ||
+		    (tc->is_off && raw_off_zeroed(c, h))) {
 			field_empty(c, f);
 			continue;
 		}
-		event_field(c, f, e, fld, &c->cols[col]);
-		if (c->cols[col].is_result) {
-			res = read_sint((const unsigned char *)h + fld->offset, fld->size);
+		event_field(c, f, e, tc->fld, &c->cols[tc->col]);
+		if (c->cols[tc->col].is_result) {
+			res = read_sint((const unsigned char *)h + tc->fld->offset, tc->fld->size);
 			has_res = true;
 		}
 	}
+	empties(c, f, c->ncols - col);
 	if (has_res)
 		field_errno(c, f, res);
 	else

@@ -113,6 +113,30 @@ const char *loss_kind_name(unsigned kind)
 	return "unknown";
 }
 
+char *dec_u64(char *end, uint64_t v)
+{
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		*--end = pairs[2 * r + 1];
+		*--end = pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--end = pairs[2 * v + 1];
+		*--end = pairs[2 * v];
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
 char *format_modifiers(char *buf, size_t len, uint32_t modifiers)
 {
 	static const char *const names[REQM_COUNT_BITS] = {

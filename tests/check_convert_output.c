@@ -19,6 +19,7 @@
 
 #include "convert_test.h"
 #include "event_layout.h"
+#include "output.h"
 #include "test_util.h"
 
 extern char **environ;
@@ -312,6 +313,37 @@ START_TEST(test_golden)
 END_TEST
 
 /* RFC 4180 quoting and UTF-8 repair of task names. */
+/* dec_u64: every digit count and the pair table's edges. */
+START_TEST(test_dec_u64)
+{
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" }, { 7, "7" }, { 10, "10" }, { 99, "99" }, { 100, "100" },
+		{ 101, "101" }, { 909, "909" }, { 1000, "1000" }, { 4294967295u, "4294967295" },
+		{ 10000000000000000000ull, "10000000000000000000" },
+		{ UINT64_MAX, "18446744073709551615" },
+	};
+	char buf[DEC_U64_MAX + 1];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *end = buf + DEC_U64_MAX, *p;
+
+		*end = '\0';
+		p = dec_u64(end, cases[i].v);
+		ck_assert_str_eq(p, cases[i].want);
+	}
+	for (uint64_t v = 0; v < 100000; v += 7) {
+		char want[24];
+
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		buf[DEC_U64_MAX] = '\0';
+		ck_assert_str_eq(dec_u64(buf + DEC_U64_MAX, v), want);
+	}
+}
+END_TEST
+
 START_TEST(test_csv_quoting)
 {
 	struct scen sc;
@@ -688,6 +720,7 @@ static Suite *output_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_csv_quoting);
+	tcase_add_test(tc, test_dec_u64);
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);
