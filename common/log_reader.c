@@ -379,6 +379,12 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 
 	describe_frame(f, what, sizeof(what));
 	*len = 0;
+	if (!h->stored_size && f->columns && h->count) {
+		/* found by fuzz_reader: an empty payload read as 0 records */
+		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: %u records declared, but the payload is empty (damaged data)",
+		     r->path, f->payload_offset, what, h->count);
+		return -1;
+	}
 	if (!h->stored_size)
 		return buffer_reserve(buf, cap, 1) ? -1 : 0;
 	/* columns are decompressed into the reader's buffer, then rebuilt */
