@@ -386,11 +386,6 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
 }
 
 /*
- * Records are in the host's byte order, which the recorder only runs on
- * little-endian hosts (the log's byte order): fields are copied as they
- * are, and differences taken on native integers.
- */
-/*
  * One column of n records of one type: the field at offset of each record
  * in order (rec: their numbers), coded as col says.  Column by column, so
  * that the loop's size and coding are fixed: writing field by field in
@@ -443,6 +438,11 @@ static unsigned char *encode_column(unsigned char *to, const struct ev_column *c
 	}
 }
 
+/*
+ * Records are in the host's byte order, which the recorder only runs on
+ * little-endian hosts (the log's byte order): fields are copied as they
+ * are, and differences taken on native integers.
+ */
 int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 		     const void *records, size_t raw_size)
 {

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -16,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "btf_info.h"
+#include "clock.h"
 #include "msg.h"
 #include "probes.h"
 #include "uring_record.h"
@@ -592,14 +592,6 @@ static bool required_failed(struct plan *pl)
 	return false;
 }
 
-static double monotonic_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Sum what the verifier processed for the loaded programs: the recorder's
  * start is mostly verification (once 1.1 s on 6.18 for one bpf_loop
@@ -632,7 +624,7 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 {
 	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
 		struct uring_record_bpf *skel = uring_record_bpf__open();
-		double t0;
+		uint64_t t0;
 		int err, found;
 
 		p->load_attempts = attempt + 1;
@@ -651,12 +643,12 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 		free(load_log);
 		load_log = calloc(1, 1);
 		load_log_len = 0;
-		t0 = monotonic_s();
+		t0 = clock_mono_ns();
 		err = uring_record_bpf__load(skel);
 		if (!err) {
 			free(load_log);
 			load_log = NULL;
-			p->load_s = monotonic_s() - t0;
+			p->load_s = (double)(clock_mono_ns() - t0) / 1e9;
 			count_verified(p, skel);
 			*skelp = skel;
 			return 0;
