@@ -109,10 +109,11 @@ const volatile __u64 wakeup_bytes = 1 << 20;
 const volatile __u32 stage_flush_bytes = UR_STAGE_BYTES - UR_RECORD_MAX;
 
 /*
- * Written by the recorder: UR_STATE_ATTACHED while it attaches and lists
- * existing tasks, so that the recording starts at one instant with every
- * hook in place; UR_STATE_RECORDING; UR_STATE_STOPPED before the last drain.
- * Filter bookkeeping (--follow, exits) runs in every state.
+ * Written by the recorder: UR_STATE_ATTACHED while it attaches, so that the
+ * recording starts at one instant with every hook in place;
+ * UR_STATE_LISTING while it lists existing tasks (task records only);
+ * UR_STATE_RECORDING; UR_STATE_STOPPED before the last drain.  Filter
+ * bookkeeping (--follow, exits) runs in every state.
  */
 volatile __u32 state = UR_STATE_ATTACHED;
 /* Learned from the recorder's own io_uring_setup(2): see learn_fops(). */
@@ -433,6 +434,17 @@ static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
 		return false;
 	return true;
+}
+
+/*
+ * Task records (fork, exec, rename) start with the listing of existing tasks:
+ * a process that execs between the listing of its pid and the start, then
+ * does io_uring work and exits before the second listing, is named only by
+ * its exec record.
+ */
+static __always_inline bool naming_tasks(void)
+{
+	return state == UR_STATE_RECORDING || state == UR_STATE_LISTING;
 }
 
 static __always_inline bool current_selected(u64 pid_tgid)
@@ -1108,7 +1120,7 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
 		if (bpf_map_update_elem(&pid_filter, &tgid, &one, BPF_ANY))
 			__sync_fetch_and_add(&stats.follow_map_full, 1);
 	}
-	if (state != UR_STATE_RECORDING || !task_selected(tgid, task))
+	if (!naming_tasks() || !task_selected(tgid, task))
 		return 0;
 	e = EV_RESERVE(&em, task, EV_TASK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -1130,7 +1142,7 @@ int BPF_PROG(tp_task_rename, struct task_struct *task, const char *comm)
 	struct ev_task *e;
 	struct emit em;
 
-	if (state != UR_STATE_RECORDING || !task_selected(task->tgid, task))
+	if (!naming_tasks() || !task_selected(task->tgid, task))
 		return 0;
 	e = EV_RESERVE(&em, task, EV_TASK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -1150,7 +1162,7 @@ int BPF_PROG(tp_proc_exec, struct task_struct *p)
 	struct ev_task *e;
 	struct emit em;
 
-	if (!current_selected(pid_tgid))
+	if (!naming_tasks() || !task_selected(pid_tgid >> 32, p))
 		return 0;
 	e = EV_RESERVE(&em, task, EV_TASK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)

@@ -59,6 +59,12 @@ struct ur_cpu_state {
 #define UR_STATE_ATTACHED	0	/* hooks in place, not recording yet */
 #define UR_STATE_RECORDING	1
 #define UR_STATE_STOPPED	2
+/*
+ * Listing the tasks alive before the start: only fork, exec and rename are
+ * recorded, so that a process that execs after the listing passed it and
+ * exits before the listing after the start still has a name.
+ */
+#define UR_STATE_LISTING	3
 
 /* Processes selected by -p / --follow / -- COMMAND. */
 #define UR_MAX_FILTER_PIDS	16384

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -443,19 +444,37 @@ static int scan_tasks(struct recorder *r, struct task_scan *scan)
  * Start recording at one instant, every hook in place.  Existing tasks are
  * listed before (so a task that forks or execs before the start is still
  * named) and after it (so one that appears in between is too); the TASKS
- * frame holds both, later view first.
+ * frame holds both, later view first.  Fork, exec and rename are recorded
+ * from the first listing on (UR_STATE_LISTING): a process that execs after
+ * the first listing passed its pid and exits before the second one has no
+ * other name.
  */
 static int start_recording(struct recorder *r, struct task_scan *tasks)
 {
+	/*
+	 * For the live tests only: widen the instants between the listings
+	 * and the start to a known length, so that a process can exec in
+	 * the first gap and exit in the second (tests/live/filters.sh).
+	 */
+	const char *pause_text = getenv("URING_RECORD_TEST_START_PAUSE_MS");
+	unsigned pause_ms = pause_text ? (unsigned)strtoul(pause_text, NULL, 10) : 0;
+	struct timespec pause = { pause_ms / 1000, pause_ms % 1000 * 1000000L };
 	struct task_scan before, after;
 	size_t n;
 	int err;
 
+	r->skel->bss->state = UR_STATE_LISTING;
 	err = scan_tasks(r, &before);
 	if (err)
 		return err;
+	if (pause_ms) {
+		msg_warn("test hook: pausing %u ms before and after the start", pause_ms);
+		nanosleep(&pause, NULL);
+	}
 	r->skel->bss->state = UR_STATE_RECORDING;
 	clock_snapshot(&r->start_clock);
+	if (pause_ms)
+		nanosleep(&pause, NULL);
 	err = scan_tasks(r, &after);
 	if (err) {
 		tasks_scan_free(&before);

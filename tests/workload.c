@@ -300,6 +300,8 @@ static void usage(FILE *f)
 "  --threads N       threads: threads with a ring each (3, 1..16)\n"
 "  --seconds S       storm: run time (1)\n"
 "  --delay-ms N      poll, drain: writer delay after the submit (20)\n"
+"  --wait-ms N       sleep N ms before the first io_uring call (0): named\n"
+"                    by its exec but not yet using io_uring\n"
 "  --keep            keep the scratch files\n"
 "  --compact         print the JSON on one line\n"
 "  --list            print the scenario names and exit\n"
@@ -341,7 +343,7 @@ static bool parse_uint(const char *arg, const char *opt, unsigned long min,
 
 enum {
 	OPT_DIR = 256, OPT_SEED, OPT_BATCHES, OPT_BATCH_SIZE, OPT_COUNT, OPT_SIZE,
-	OPT_RINGS, OPT_THREADS, OPT_SECONDS, OPT_DELAY, OPT_KEEP, OPT_COMPACT,
+	OPT_RINGS, OPT_THREADS, OPT_SECONDS, OPT_DELAY, OPT_WAIT, OPT_KEEP, OPT_COMPACT,
 	OPT_LIST,
 };
 
@@ -358,6 +360,7 @@ static int parse_args(int argc, char **argv, struct wl_opts *o, const char **sce
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "delay-ms", required_argument, NULL, OPT_DELAY },
+		{ "wait-ms", required_argument, NULL, OPT_WAIT },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "list", no_argument, NULL, OPT_LIST },
@@ -422,6 +425,10 @@ static int parse_args(int argc, char **argv, struct wl_opts *o, const char **sce
 			break;
 		case OPT_DELAY:
 			if (!parse_uint(optarg, "--delay-ms", 0, 10000, &o->delay_ms))
+				return -1;
+			break;
+		case OPT_WAIT:
+			if (!parse_uint(optarg, "--wait-ms", 0, 60000, &o->wait_ms))
 				return -1;
 			break;
 		case OPT_KEEP:
@@ -566,6 +573,8 @@ int main(int argc, char **argv)
 	if (!check_knobs(&opts, name))
 		return WL_EXIT_USAGE;
 
+	if (opts.wait_ms)
+		wl_sleep_ms(opts.wait_ms);
 	json_out_init(&out, !opts.compact);
 	if (!strcmp(name, "all")) {
 		opts.in_all = true;

@@ -183,7 +183,7 @@ struct wl_order {		/* drain: completion-order promises */
 struct wl_opts {
 	const char *dir;
 	uint64_t seed;
-	unsigned batches, batch_size, count, size, rings, threads, delay_ms;
+	unsigned batches, batch_size, count, size, rings, threads, delay_ms, wait_ms;
 	double seconds;
 	bool batches_set, batch_size_set, count_set, size_set, seconds_set;
 	bool keep, compact;

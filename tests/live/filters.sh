@@ -76,6 +76,10 @@ elif want == "comm":       # --comm wl-comm-test
     for p in bad:
         print("process %d: %s; records %s" % (p, tasks.get(p),
               sorted({r["type"] for r in recs if p in (r["tgid"], r.get("next_tgid"))})), file=sys.stderr)
+elif want == "late":       # --comm wl-late, one process named by exec alone
+    eq("processes", io, {arg})
+    eq("its name", tasks.get(arg, {}).get("comm"), "wl-late")
+    eq("submits", submits, 32)
 elif want == "cgroup":     # --cgroup: children of the loop in the cgroup
     true("submits recorded", submits > 0)
     bad = {p for p in io if parent(p) != arg}
@@ -105,6 +109,28 @@ check command command "$(python3 -c 'import json,sys; print(json.load(open(sys.a
 record -q --comm wl-comm-test -d 1s -o "$T/comm.log"
 [ "$record_status" = 0 ] || fail "--comm: exit $record_status"
 check comm comm
+
+# A process that execs after the listing of existing tasks passed its pid
+# but before the start, then uses io_uring and exits before the second
+# listing, is named by its exec record alone (recorded from the first
+# listing on).  The test hook stretches both gaps to a second; the process
+# execs in the first, waits 1.5 s and does its work in the second.
+cp "$WORKLOAD" "$T/wl-late"
+$SUDO env URING_RECORD_TEST_START_PAUSE_MS=1000 "$RECORDER" --comm wl-late -d 2.5s \
+	-o "$T/late.log" 2>"$T/late.err" &
+late_recorder=$!
+i=0
+until grep -q "test hook: pausing" "$T/late.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -lt 300 ] || { cat "$T/late.err" >&2; fail "late: the recorder never paused"; }
+	sleep 0.1
+done
+"$T/wl-late" --wait-ms 1500 --compact nop >"$T/late.json" || fail "late: workload failed"
+late_status=0
+wait "$late_recorder" || late_status=$?
+cat "$T/late.err" >&2
+[ "$late_status" = 0 ] || fail "late exec: exit $late_status"
+check late late "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$T/late.json")"
 
 record -q -d 1s -o "$T/all.log"
 [ "$record_status" = 0 ] || fail "system-wide: exit $record_status"
