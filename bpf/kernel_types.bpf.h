@@ -75,6 +75,8 @@ struct task_struct {
 	struct files_struct *files;
 	struct signal_struct *signal;
 	struct io_uring_task *io_uring;
+	unsigned long nvcsw;		/* context switches, voluntary */
+	unsigned long nivcsw;		/* and involuntary */
 } __ur_core;
 
 /*
@@ -90,6 +92,10 @@ struct io_uring {
 struct io_rings {
 	struct io_uring sq;
 	struct io_uring cq;
+	u32 sq_ring_mask;
+	u32 cq_ring_mask;
+	u32 sq_ring_entries;		/* = ctx->sq_entries, set at setup and resize */
+	u32 cq_ring_entries;
 } __ur_core;
 
 struct io_uring_sqe;

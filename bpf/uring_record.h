@@ -42,6 +42,12 @@ struct ur_cpu_state {
 	__u32 depth;			/* programs running on this CPU */
 	__u32 stage_len;		/* bytes staged */
 	__u32 drop_off;		/* drop_staged() walk */
+	/* the ring io_uring_enter's entry resolved, for its exit (enter_cache) */
+	__u64 enter_ring;
+	__u64 enter_key;		/* fd, and bit 32 for a registered-ring index */
+	__u64 enter_switches;		/* the task's nvcsw + nivcsw at the entry */
+	__u32 enter_tid;
+	__u32 pad;
 	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
 	__u8 nest[UR_NEST_SLOTS][UR_RECORD_MAX];
 };

@@ -141,9 +141,10 @@
 
 /*
  * io_uring_enter(2).  ring is resolved from fd (or the registered-ring index)
- * when EVF_RING_VALID; the SQ/CQ head and tail are a snapshot of the shared
- * rings when EVF_RING_STATE_VALID.  sq_order/cq_order are log2 of the ring
- * sizes.
+ * when EVF_RING_VALID; the exit's is the entry's when the task stayed on its
+ * CPU, else resolved again.  The SQ/CQ head and tail are a snapshot of the
+ * shared rings when EVF_RING_STATE_VALID.  sq_order/cq_order are log2 of the
+ * ring sizes, as the shared ring header states them (sq/cq_ring_entries).
  */
 #define EV_FIELDS_enter_begin(F)					\
 	F(s32, fd) F(id, ring) F(u32, to_submit) F(u32, min_complete)	\

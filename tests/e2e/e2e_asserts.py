@@ -155,6 +155,18 @@ def check_log(c):
             f"a BPF program took {stats.get('bpf_verified_insns_max')} verified instructions "
             f"(at most {VERIFIED_INSNS_MAX} expected; bpf_load_s {stats.get('bpf_load_s')})")
     c.check("bpf_verified_insns" in stats, "STATS frame without bpf_verified_insns")
+    # io_uring_enter records carry log2 of the ring sizes, read from the
+    # shared ring header: each pair must be one of the workload's rings.
+    sizes = {(r["sq_entries"], r["cq_entries"]) for d in c.docs for r in d.get("rings", [])}
+    enters = [e for e in st["syscalls"]["enter"] if e["ring_valid"]]
+    orders = {(1 << e["sq_order"], 1 << e["cq_order"]) for e in enters if e["state_valid"]}
+    c.check(not enters or orders, "no io_uring_enter record with the ring's state")
+    c.eq("io_uring_enter ring sizes that are not the workload's", orders - sizes, set())
+    # The exit's ring is the one the entry resolved (kept per CPU while the
+    # task is not switched out, else resolved again): always the same.
+    c.eq("io_uring_enter exits naming another ring than their entry",
+         [(e["tid"], e["ring"], e["end_ring"]) for e in enters
+          if e["ret"] is not None and e["end_ring_valid"] and e["end_ring"] != e["ring"]], [])
     failed = [p for p in c.meta["probes"] if p["status"] not in ("attached", "absent")]
     c.eq("probes neither attached nor absent", failed, [])
     c.eq("summary: io-wq tracking", s["recording"]["io_wq_tracking"], c.meta["io_wq_tracking"])
