@@ -436,12 +436,7 @@ static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 	return true;
 }
 
-/*
- * Task records (fork, exec, rename) start with the listing of existing tasks:
- * a process that execs between the listing of its pid and the start, then
- * does io_uring work and exits before the second listing, is named only by
- * its exec record.
- */
+/* Task records (fork, exec, rename) start with the listing (UR_STATE_LISTING). */
 static __always_inline bool naming_tasks(void)
 {
 	return state == UR_STATE_RECORDING || state == UR_STATE_LISTING;
@@ -1397,10 +1392,11 @@ struct ring_state {
 /*
  * The ring sizes are read from the shared ring header (sq/cq_ring_entries,
  * which io_uring_setup and IORING_REGISTER_RESIZE_RINGS write beside the
- * heads and tails) rather than from io_ring_ctx: inside the span of the
- * heads and tails on 6.12 and later, so one read per io_uring_enter instead
- * of three (each costs ~35 ns, see UR_SPAN_MAX); one more on 6.1, whose
- * cacheline-aligned heads and tails push them past UR_SPAN_MAX.
+ * heads and tails) rather than from io_ring_ctx: on 6.12 and later they are
+ * inside the span of the heads and tails, so the entry reads them with no
+ * call of its own (each costs ~35 ns, see UR_SPAN_MAX); on 6.1, whose
+ * cacheline-aligned heads and tails push them past UR_SPAN_MAX, with one
+ * call each, as from io_ring_ctx before.
  */
 static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, bool orders,
 					    u64 *span)
@@ -1414,16 +1410,18 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, boo
 	u32 cqt = bpf_core_field_offset(struct io_rings, cq.tail);
 	u32 sqe = bpf_core_field_offset(struct io_rings, sq_ring_entries);
 	u32 cqe = bpf_core_field_offset(struct io_rings, cq_ring_entries);
-	bool sizes_adjacent = cqe == sqe + 4 && sqe > cqt && !(sqe & 3);
-	bool sizes_in_span = orders && sizes_adjacent && cqe + 4 - sqh <= UR_SPAN_MAX;
+	bool span_ok = sqh < sqt && sqt < cqh && cqh < cqt && cqt + 4 - sqh <= UR_SPAN_MAX &&
+		       !((sqh | sqt | cqh | cqt) & 3);
+	bool sizes_in_span = orders && span_ok && cqt < sqe && sqe < cqe &&
+			     cqe + 4 - sqh <= UR_SPAN_MAX && !((sqe | cqe) & 3);
 	u32 len = (sizes_in_span ? cqe : cqt) + 4 - sqh;
 	u32 *words = (u32 *)span;
-	u32 sizes[2] = {};
+	u32 sq_size = 0, cq_size = 0;
 
 	rs->valid = false;
 	if (!rings)
 		return;
-	if (sqh < sqt && sqt < cqh && cqh < cqt && len <= UR_SPAN_MAX && !((sqh | sqt | cqh | cqt) & 3)) {
+	if (span_ok) {
 		if (bpf_probe_read_kernel(span, len, (void *)((u64)rings + sqh)))
 			return;
 		rs->sq_head = words[0];
@@ -1431,27 +1429,22 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, boo
 		rs->cq_head = words[(cqh - sqh) / 4];
 		rs->cq_tail = words[(cqt - sqh) / 4];
 		if (sizes_in_span) {
-			sizes[0] = words[(sqe - sqh) / 4];
-			sizes[1] = words[(cqe - sqh) / 4];
+			sq_size = words[(sqe - sqh) / 4];
+			cq_size = words[(cqe - sqh) / 4];
 		}
 	} else if (bpf_core_read(&rs->sq_head, sizeof(u32), &rings->sq.head) ||
 		   bpf_core_read(&rs->sq_tail, sizeof(u32), &rings->sq.tail) ||
 		   bpf_core_read(&rs->cq_head, sizeof(u32), &rings->cq.head) ||
 		   bpf_core_read(&rs->cq_tail, sizeof(u32), &rings->cq.tail)) {
 		return;
-	} else {
-		sizes_in_span = false;
 	}
 	if (orders && !sizes_in_span) {
-		if (sizes_adjacent)
-			bpf_probe_read_kernel(sizes, sizeof(sizes), (void *)((u64)rings + sqe));
-		else if (bpf_core_read(&sizes[0], sizeof(u32), &rings->sq_ring_entries) ||
-			 bpf_core_read(&sizes[1], sizeof(u32), &rings->cq_ring_entries))
-			sizes[0] = sizes[1] = 0;
+		sq_size = BPF_CORE_READ(rings, sq_ring_entries);
+		cq_size = BPF_CORE_READ(rings, cq_ring_entries);
 	}
 	if (orders) {
-		rs->sq_order = log2_u32(sizes[0]);
-		rs->cq_order = log2_u32(sizes[1]);
+		rs->sq_order = log2_u32(sq_size);
+		rs->cq_order = log2_u32(cq_size);
 	}
 	rs->valid = true;
 }
