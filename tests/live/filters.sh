@@ -54,6 +54,11 @@ def procs(kind):
             out.add(r["next_tgid"])
     out.discard(0)
     return out
+def explain(bad):
+    """what the log holds about processes a check did not expect"""
+    for p in sorted(bad):
+        print("process %d: %s; records %s" % (p, tasks.get(p),
+              sorted({r["type"] for r in recs if p in (r["tgid"], r.get("next_tgid"))})), file=sys.stderr)
 def parent(tgid):
     t = tasks.get(tgid)
     return t["parent_tgid"] if t else None
@@ -63,6 +68,7 @@ if want == "follow":       # -p target --follow: target's children only
     true("submits recorded", submits > 0)
     bad = {p for p in io if parent(p) != target}
     eq("processes outside the followed tree", bad, set())
+    explain(bad)
 elif want == "nofollow":   # -p target: the shell itself does no io_uring
     eq("submits", submits, 0)
     eq("processes", {p for p in procs("all")} - {target}, set())
@@ -73,9 +79,7 @@ elif want == "comm":       # --comm wl-comm-test
     true("submits recorded", submits > 0)
     bad = {p for p in io if p not in tasks or tasks[p]["comm"] != "wl-comm-test"}
     eq("processes without the name", bad, set())
-    for p in bad:
-        print("process %d: %s; records %s" % (p, tasks.get(p),
-              sorted({r["type"] for r in recs if p in (r["tgid"], r.get("next_tgid"))})), file=sys.stderr)
+    explain(bad)
 elif want == "late":       # --comm wl-late, one process named by exec alone
     eq("processes", io, {arg})
     eq("its name", tasks.get(arg, {}).get("comm"), "wl-late")
@@ -84,6 +88,7 @@ elif want == "cgroup":     # --cgroup: children of the loop in the cgroup
     true("submits recorded", submits > 0)
     bad = {p for p in io if parent(p) != arg}
     eq("processes outside the cgroup", bad, set())
+    explain(bad)
 elif want == "all":        # no filter
     parents = {parent(p) for p in io}
     true("the other loop's workloads", other in parents, parents)
