@@ -77,6 +77,7 @@ struct task_struct {
 	struct io_uring_task *io_uring;
 	unsigned long nvcsw;		/* context switches, voluntary */
 	unsigned long nivcsw;		/* and involuntary */
+	u64 start_time;			/* CLOCK_MONOTONIC ns; kept by exec's de_thread() */
 } __ur_core;
 
 /*

@@ -56,12 +56,19 @@ struct {
 	__type(value, u64);
 } loss_counts SEC(".maps");
 
-/* tgid -> 1: processes selected by -p, -- COMMAND and --follow. */
+/*
+ * tgid -> which process holds it: processes selected by -p, -- COMMAND and
+ * --follow.  The value is the process's start_time (task_struct), or 0 for
+ * the ones the recorder adds (-p, the COMMAND), which are alive then.  An
+ * entry lives until the process's group leader is freed (tp_proc_free), or
+ * until its pid is reused by a process that is not followed
+ * (tp_task_newtask).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, UR_MAX_FILTER_PIDS);
 	__type(key, u32);
-	__type(value, u8);
+	__type(value, u64);
 } pid_filter SEC(".maps");
 
 /*
@@ -1095,7 +1102,10 @@ static __always_inline void fill_task(struct ev_task *e, struct task_struct *tas
  * copy_process() for every new task, io-wq workers and SQPOLL threads
  * included (create_io_thread() never reaches sched_process_fork).  current
  * is the parent.  With --follow a new process of a selected one joins the
- * selection here, before it can run.
+ * selection here, before it can run.  Any other new process whose pid is
+ * still selected got the pid of a selected process that is gone: the pid
+ * is freed in release_task(), one RCU grace period before tp_proc_free
+ * drops the entry.  It leaves the selection here, before it can run.
  */
 SEC("?tp_btf/task_newtask")
 int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
@@ -1108,12 +1118,15 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
 
 	if (parent_tgid == self_tgid)
 		return 0;
-	if (filter_follow && tgid != parent_tgid &&
-	    bpf_map_lookup_elem(&pid_filter, &parent_tgid)) {
-		u8 one = 1;
+	if (filter_pids && tgid != parent_tgid) {
+		if (filter_follow && bpf_map_lookup_elem(&pid_filter, &parent_tgid)) {
+			u64 start_time = task->start_time;
 
-		if (bpf_map_update_elem(&pid_filter, &tgid, &one, BPF_ANY))
-			__sync_fetch_and_add(&stats.follow_map_full, 1);
+			if (bpf_map_update_elem(&pid_filter, &tgid, &start_time, BPF_ANY))
+				__sync_fetch_and_add(&stats.follow_map_full, 1);
+		} else if (bpf_map_lookup_elem(&pid_filter, &tgid)) {
+			bpf_map_delete_elem(&pid_filter, &tgid);
+		}
 	}
 	if (!naming_tasks() || !task_selected(tgid, task))
 		return 0;
@@ -1168,29 +1181,51 @@ int BPF_PROG(tp_proc_exec, struct task_struct *p)
 }
 
 /*
- * sched_process_exit(struct task_struct *p[, bool group_dead]) -- the second
- * argument only exists on newer kernels, so group death is read from
- * signal->live, which do_exit() decremented just before.  A selected process
- * that is gone leaves the pid filter, so a reused pid is not recorded.
+ * sched_process_exit(struct task_struct *p[, bool group_dead]), for every
+ * exiting thread.  It does not end the process's selection: the thread that
+ * finds signal->live at 0 need not be the last to get here, since do_exit()
+ * decrements live before exit_mm() and the tracepoint, and the threads of an
+ * exit_group() run them side by side.  tp_proc_free does that.
  */
 SEC("?tp_btf/sched_process_exit")
 int BPF_PROG(tp_proc_exit, struct task_struct *p)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u32 tgid = pid_tgid >> 32;
 	struct ev_task_exit *e;
 	struct emit em;
-	bool selected = current_selected(pid_tgid);
 
-	if (filter_pids && p->signal->live.counter == 0)
-		bpf_map_delete_elem(&pid_filter, &tgid);
-	if (!selected)
+	if (!current_selected(pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, task_exit, EV_TASK_EXIT, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
 		return 0;
 	e->exit_code = p->exit_code;
 	ev_submit(&em, e);
+	return 0;
+}
+
+/*
+ * sched_process_free(struct task_struct *p) fires from the RCU callback that
+ * drops a released task.  The group leader is released after every other
+ * thread of its process has passed sched_process_exit and been released
+ * (release_task(), delay_group_leader()), so its free ends the process's
+ * selection.  The entry is dropped only if it still names this process: the
+ * pid may already belong to a new followed process (see tp_task_newtask).
+ * After exec from a thread, de_thread() frees the old leader with
+ * group_leader pointing to the new one, which keeps start_time.
+ */
+SEC("?tp_btf/sched_process_free")
+int BPF_PROG(tp_proc_free, struct task_struct *p)
+{
+	u32 tgid;
+	u64 *start_time;
+
+	if (!filter_pids || p->group_leader != p)
+		return 0;
+	tgid = p->tgid;
+	start_time = bpf_map_lookup_elem(&pid_filter, &tgid);
+	if (start_time && (!*start_time || *start_time == p->start_time))
+		bpf_map_delete_elem(&pid_filter, &tgid);
 	return 0;
 }
 

@@ -99,6 +99,8 @@ static const struct tp_hook tp_hooks[] = {
 		{ "tp_proc_exec", "sched", "sched_process_exec", 4, "" } } },
 	{ "task exits", false, {
 		{ "tp_proc_exit", "sched", "sched_process_exit", -2, "" } } },
+	{ "dropping exited processes from -p/--follow (else only when their pid is reused)", false, {
+		{ "tp_proc_free", "sched", "sched_process_free", 2, "" } } },
 };
 
 /* ------------------------------------------------ programs and state */
@@ -1075,6 +1077,7 @@ const char *const probes_tracefs_names[] = {
 	"task/task_rename",
 	"sched/sched_process_exec",
 	"sched/sched_process_exit",
+	"sched/sched_process_free",
 	"sched/sched_switch",
 	"syscalls/sys_enter_io_uring_setup",
 	"syscalls/sys_exit_io_uring_setup",

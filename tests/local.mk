@@ -148,6 +148,10 @@ check_PROGRAMS += tests/logstat
 tests_logstat_SOURCES = tests/logstat.c
 tests_logstat_LDADD = $(COMMON_LIBS)
 if BUILD_RECORDER
+# tests/exit_storm: processes whose threads exit together, and a process
+# that takes a selected process's pid (tests/live/exits.sh).
+check_PROGRAMS += tests/exit_storm
+tests_exit_storm_SOURCES = tests/exit_storm.c
 if HAVE_CHECK
 check_PROGRAMS += tests/check_recorder
 tests_check_recorder_SOURCES = tests/check_recorder.c
@@ -166,14 +170,15 @@ LIVE_RECORDER_TESTS = \
 	tests/live/disk_full.sh \
 	tests/live/fallbacks.sh \
 	tests/live/command_user.sh \
-	tests/live/staged.sh
+	tests/live/staged.sh \
+	tests/live/exits.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/basic.sh tests/live/rw_async.sh tests/live/storm_loss.sh \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
-	tests/live/staged.sh
+	tests/live/staged.sh tests/live/exits.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening (issue 9): see tests/fuzz/local.mk ---------------

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * exit_storm: processes that end in ways uring-record's process selection
+ * must survive (tests/live/exits.sh).
+ *
+ *   exit_storm exits PROCESSES THREADS
+ *	Forks PROCESSES children one after the other.  Each starts THREADS
+ *	threads; then all of its threads, the main one included, leave with
+ *	SYS_exit at the same moment, so that their do_exit() calls overlap.
+ *	The main thread's status is 1 + child index % 100.  Prints one JSON
+ *	line per child: {"pid": P, "status": S, "tids": [main, threads...]}.
+ *	Then waits a second: the kernel frees the children's task structs
+ *	from an RCU callback, which can lag (lazy RCU batches them).
+ *
+ *   exit_storm reuse PID
+ *	Forks until a child gets pid PID (through
+ *	/proc/sys/kernel/ns_last_pid: root only) and has it create and close
+ *	an io_uring instance.  Prints {"pid": PID, "attempts": N}; exit status
+ *	3 if PID could not be had, 1 on other errors.
+ */
+#include <errno.h>
+#include <linux/io_uring.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_THREADS 64
+
+struct child_shared {
+	atomic_int ready;		/* threads that stored their tid */
+	atomic_int go;
+	pid_t tids[MAX_THREADS + 1];
+};
+
+static struct child_shared *shared;
+
+static void *thread_main(void *arg)
+{
+	int idx = (int)(long)arg;
+
+	shared->tids[idx] = gettid();
+	atomic_fetch_add(&shared->ready, 1);
+	while (!atomic_load(&shared->go))
+		sched_yield();
+	syscall(SYS_exit, 0);
+	return NULL;
+}
+
+/* The child: never returns. */
+static void exit_together(int nthreads, int status)
+{
+	pthread_t thread;
+
+	shared->tids[0] = gettid();
+	for (int i = 1; i <= nthreads; i++)
+		if (pthread_create(&thread, NULL, thread_main, (void *)(long)i))
+			_exit(125);
+	while (atomic_load(&shared->ready) < nthreads)
+		sched_yield();
+	atomic_store(&shared->go, 1);
+	_exit(status);
+}
+
+static int run_exits(int nprocs, int nthreads)
+{
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED) {
+		perror("exit_storm: mmap");
+		return 1;
+	}
+	for (int i = 0; i < nprocs; i++) {
+		int wstatus;
+		pid_t pid;
+
+		memset(shared, 0, sizeof(*shared));
+		pid = fork();
+		if (pid < 0) {
+			perror("exit_storm: fork");
+			return 1;
+		}
+		if (!pid)
+			exit_together(nthreads, 1 + i % 100);
+		if (waitpid(pid, &wstatus, 0) != pid) {
+			perror("exit_storm: waitpid");
+			return 1;
+		}
+		if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 1 + i % 100) {
+			fprintf(stderr, "exit_storm: child %d: wait status %#x\n", (int)pid, wstatus);
+			return 1;
+		}
+		printf("{\"pid\": %d, \"status\": %d, \"tids\": [", (int)pid, WEXITSTATUS(wstatus));
+		for (int t = 0; t <= nthreads; t++)
+			printf("%s%d", t ? ", " : "", (int)shared->tids[t]);
+		printf("]}\n");
+	}
+	sleep(1);
+	return 0;
+}
+
+static int set_last_pid(pid_t pid)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fprintf(f, "%d", (int)pid) > 0;
+	ok = !fclose(f) && ok;
+	return ok ? 0 : -EIO;
+}
+
+static int run_reuse(pid_t want)
+{
+	enum { ATTEMPTS = 200 };
+
+	for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+		struct io_uring_params params;
+		int err = set_last_pid(want - 1), wstatus, fd;
+		pid_t pid;
+
+		if (err) {
+			fprintf(stderr, "exit_storm: /proc/sys/kernel/ns_last_pid: %s\n", strerror(-err));
+			return 1;
+		}
+		pid = fork();
+		if (pid < 0) {
+			perror("exit_storm: fork");
+			return 1;
+		}
+		if (!pid) {
+			if (getpid() != want)
+				_exit(0);
+			memset(&params, 0, sizeof(params));
+			fd = (int)syscall(__NR_io_uring_setup, 4, &params);
+			_exit(fd < 0 ? 1 : close(fd) ? 1 : 0);
+		}
+		if (waitpid(pid, &wstatus, 0) != pid) {
+			perror("exit_storm: waitpid");
+			return 1;
+		}
+		if (pid != want)
+			continue;
+		if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+			fprintf(stderr, "exit_storm: pid %d: io_uring_setup failed\n", (int)pid);
+			return 1;
+		}
+		printf("{\"pid\": %d, \"attempts\": %d}\n", (int)pid, attempt);
+		return 0;
+	}
+	fprintf(stderr, "exit_storm: no child got pid %d in %d attempts\n", (int)want, ATTEMPTS);
+	return 3;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "exits")) {
+		int nprocs = atoi(argv[2]), nthreads = atoi(argv[3]);
+
+		if (nprocs < 1 || nthreads < 1 || nthreads > MAX_THREADS) {
+			fprintf(stderr, "exit_storm: exits: PROCESSES >= 1, THREADS 1..%d\n",
+				MAX_THREADS);
+			return 2;
+		}
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		return run_exits(nprocs, nthreads);
+	}
+	if (argc == 3 && !strcmp(argv[1], "reuse") && atoi(argv[2]) > 1)
+		return run_reuse(atoi(argv[2]));
+	fprintf(stderr, "usage: exit_storm exits PROCESSES THREADS | exit_storm reuse PID\n");
+	return 2;
+}
