@@ -33,5 +33,12 @@ bench_iou_cnt_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench -I$(top_builddir)/
 bench_iou_cnt_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS)
 bench_iou_cnt_LDADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 CLEANFILES += bench/iou_cnt$(EXEEXT) bench/iou_cnt.bpf.o bench/iou_cnt.skel.h
-BENCH_RECORDER_TOOLS = bench/iou_cnt$(EXEEXT)
+
+# scrub_bench: ns per id of recorder/pointer_scrub, with and without its cache.
+EXTRA_PROGRAMS += bench/scrub_bench
+bench_scrub_bench_SOURCES = bench/scrub_bench.c
+bench_scrub_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder
+bench_scrub_bench_LDADD = recorder/librecorder.a $(COMMON_LIBS)
+CLEANFILES += bench/scrub_bench$(EXEEXT)
+BENCH_RECORDER_TOOLS = bench/iou_cnt$(EXEEXT) bench/scrub_bench$(EXEEXT)
 endif
