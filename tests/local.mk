@@ -137,7 +137,8 @@ EXTRA_DIST += tests/golden/convert_fxt.fxt
 
 # --- uring-record (issue 3) -----------------------------------------------
 # tests/logstat: a log's contents as JSON (records per type and thread,
-# submissions and completions per opcode, syscalls, tasks, losses), read
+# submissions and completions per opcode, syscalls, tasks, losses, ids that
+# look like kernel addresses), read
 # with common/log_reader only; the live tests assert on it.
 # tests/check_recorder: unit tests of the recorder's pure parts (options,
 # pointer scrubbing, frames and queue, metadata, /proc parsing).

@@ -9,7 +9,8 @@
  * that never got submitted -- by request id, in time order; CQEs that the
  * kernel posts without a request, such as multishot and MSG_RING ones, are
  * "completes_unmatched"), io_uring syscalls
- * with their arguments, the tasks, and every loss the log reports.
+ * with their arguments, the tasks, every loss the log reports, and the id
+ * fields that look like kernel addresses (pointer scrubbing).
  *
  *   logstat [--no-requests] [--max-calls N] LOG
  *   logstat --dump LOG      every event record, one JSON object a line
@@ -58,6 +59,29 @@ struct task_info {
 	uint64_t ts;
 };
 
+/*
+ * Pointer scrubbing check: every field of kind id in every record, counted
+ * per record type and field, and the distinct values among those that look
+ * like kernel addresses.  In an opaque log there should be none; when a
+ * test finds some, where they are and how many distinct values they are
+ * tells a scrubbing leak (many values, every field) from one unlucky id
+ * that a recycled request repeats.
+ */
+#define MAX_ID_FIELDS 8
+#define KL_SAMPLE 4
+
+struct id_stats {
+	uint64_t nonzero, kernel_like;
+	uint8_t nfields[MAX_TYPES];
+	uint16_t offset[MAX_TYPES][MAX_ID_FIELDS];
+	const char *name[MAX_TYPES][MAX_ID_FIELDS];
+	uint64_t field_nonzero[MAX_TYPES][MAX_ID_FIELDS];
+	uint64_t field_kernel_like[MAX_TYPES][MAX_ID_FIELDS];
+	uint64_t *kl_set;		/* open addressing, 0 = empty */
+	size_t kl_cap, kl_distinct;
+	uint64_t kl_sample[KL_SAMPLE];	/* the first distinct ones */
+};
+
 struct stats {
 	uint64_t records[MAX_TYPES];
 	uint64_t unknown_records;
@@ -85,7 +109,7 @@ struct stats {
 	struct json_doc end, stats_doc;
 	bool have_end, have_stats;
 	uint64_t payload_errors;
-	uint64_t ids_nonzero, ids_kernel_like;	/* pointer scrubbing check */
+	struct id_stats ids;		/* pointer scrubbing check */
 };
 
 static void *grow(void *p, size_t *cap, size_t n, size_t size)
@@ -136,14 +160,130 @@ static void add_req(struct stats *s, uint64_t ts, uint16_t type, uint64_t req, u
 	};
 }
 
-static void note_id(struct stats *s, uint64_t id)
+static void id_stats_init(struct id_stats *ids)
 {
-	if (!id)
+	size_t count;
+	const struct ev_type_info *types = ev_types(&count);
+
+	for (size_t t = 0; t < count; t++) {
+		unsigned type = types[t].type;
+
+		if (type >= MAX_TYPES)
+			continue;
+		for (size_t f = 0; f < types[t].nfields; f++) {
+			unsigned n = ids->nfields[type];
+
+			if (types[t].fields[f].kind != EVK_ID)
+				continue;
+			if (n == MAX_ID_FIELDS) {
+				fprintf(stderr, "logstat: %s has more than %d id fields\n",
+					types[t].name, MAX_ID_FIELDS);
+				exit(1);
+			}
+			ids->offset[type][n] = types[t].fields[f].offset;
+			ids->name[type][n] = types[t].fields[f].name;
+			ids->nfields[type]++;
+		}
+	}
+}
+
+static size_t kl_slot(const struct id_stats *ids, uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull >> 32) & (ids->kl_cap - 1);
+
+	while (ids->kl_set[i] && ids->kl_set[i] != id)
+		i = (i + 1) & (ids->kl_cap - 1);
+	return i;
+}
+
+/* Count id among the distinct kernel-like ids (never 0). */
+static void kl_add(struct id_stats *ids, uint64_t id)
+{
+	size_t i;
+
+	if ((ids->kl_distinct + 1) * 2 > ids->kl_cap) {
+		uint64_t *old = ids->kl_set;
+		size_t old_cap = ids->kl_cap;
+
+		ids->kl_cap = old_cap ? old_cap * 2 : 64;
+		ids->kl_set = calloc(ids->kl_cap, sizeof(*ids->kl_set));
+		if (!ids->kl_set) {
+			fprintf(stderr, "logstat: out of memory\n");
+			exit(1);
+		}
+		for (size_t j = 0; j < old_cap; j++)
+			if (old[j])
+				ids->kl_set[kl_slot(ids, old[j])] = old[j];
+		free(old);
+	}
+	i = kl_slot(ids, id);
+	if (ids->kl_set[i])
 		return;
-	s->ids_nonzero++;
-	/* x86-64 kernel addresses: the top 17 bits set */
-	if ((id >> 47) == 0x1ffff)
-		s->ids_kernel_like++;
+	ids->kl_set[i] = id;
+	if (ids->kl_distinct < KL_SAMPLE)
+		ids->kl_sample[ids->kl_distinct] = id;
+	ids->kl_distinct++;
+}
+
+static void note_ids(struct id_stats *ids, const struct ev_header *h)
+{
+	const unsigned char *p = (const void *)h;
+
+	for (unsigned i = 0; i < ids->nfields[h->type]; i++) {
+		uint64_t id;
+
+		memcpy(&id, p + ids->offset[h->type][i], sizeof(id));
+		if (!id)
+			continue;
+		ids->nonzero++;
+		ids->field_nonzero[h->type][i]++;
+		/* x86-64 kernel addresses (4-level paging): the top 17 bits set */
+		if ((id >> 47) != 0x1ffff)
+			continue;
+		ids->kernel_like++;
+		ids->field_kernel_like[h->type][i]++;
+		kl_add(ids, id);
+	}
+}
+
+/* "type.field": count, for the fields where count is not 0. */
+static void write_id_fields(struct json_out *o, const char *key, const struct id_stats *ids,
+			    const uint64_t (*counts)[MAX_ID_FIELDS])
+{
+	char name[64];
+
+	json_key(o, key);
+	json_obj_begin(o);
+	for (unsigned t = 0; t < MAX_TYPES; t++) {
+		for (unsigned i = 0; i < ids->nfields[t]; i++) {
+			if (!counts[t][i])
+				continue;
+			snprintf(name, sizeof(name), "%s.%s", ev_type_name(t), ids->name[t][i]);
+			json_kv_u64(o, name, counts[t][i]);
+		}
+	}
+	json_obj_end(o);
+}
+
+static void write_ids(struct json_out *o, const struct id_stats *ids)
+{
+	char hex[24];
+
+	json_key(o, "ids");
+	json_obj_begin(o);
+	json_kv_u64(o, "nonzero", ids->nonzero);
+	json_kv_u64(o, "kernel_like", ids->kernel_like);
+	json_kv_u64(o, "kernel_like_distinct", ids->kl_distinct);
+	write_id_fields(o, "kernel_like_fields", ids, ids->field_kernel_like);
+	json_key(o, "kernel_like_sample");
+	json_arr_begin(o);
+	for (size_t i = 0; i < ids->kl_distinct && i < KL_SAMPLE; i++) {
+		snprintf(hex, sizeof(hex), "0x%016" PRIx64, ids->kl_sample[i]);
+		json_str(o, hex);
+	}
+	json_arr_end(o);
+	write_id_fields(o, "nonzero_fields", ids, ids->field_nonzero);
+	json_obj_end(o);
 }
 
 static void task_record(struct stats *s, const struct ev_task *t)
@@ -168,6 +308,7 @@ static void event_record(struct stats *s, const struct ev_header *h)
 	if (h->type < MAX_TYPES) {
 		s->records[h->type]++;
 		tid_slot(s, h->tid)->count[h->type]++;
+		note_ids(&s->ids, h);
 	}
 	if (h->ts && (!s->first_ts || h->ts < s->first_ts))
 		s->first_ts = h->ts;
@@ -207,8 +348,6 @@ static void event_record(struct stats *s, const struct ev_header *h)
 		for (int b = 0; b < 16; b++)
 			if (h->flags & (1u << b))
 				s->submit_flags[b]++;
-		note_id(s, e->ring);
-		note_id(s, e->req);
 		add_req(s, h->ts, h->type, e->req, e->opcode, 0);
 		break;
 	}
@@ -216,8 +355,6 @@ static void event_record(struct stats *s, const struct ev_header *h)
 	case EV_COMPLETE32: {
 		const struct ev_complete *e = (const void *)h;
 
-		note_id(s, e->ring);
-		note_id(s, e->req);
 		add_req(s, h->ts, h->type, e->req, 0, e->res);
 		break;
 	}
@@ -839,6 +976,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	info = log_reader_info(r);
+	id_stats_init(&s.ids);
 	if (read_log(r, &s)) {
 		fprintf(stderr, "logstat: out of memory\n");
 		return 1;
@@ -928,11 +1066,7 @@ int main(int argc, char **argv)
 	write_op_counts(&o, "queue_async_by_opcode", s.async_by_op);
 	if (s.keep_requests)
 		write_requests(&o, &s);
-	json_key(&o, "ids");
-	json_obj_begin(&o);
-	json_kv_u64(&o, "nonzero", s.ids_nonzero);
-	json_kv_u64(&o, "kernel_like", s.ids_kernel_like);
-	json_obj_end(&o);
+	write_ids(&o, &s.ids);
 	write_calls(&o, &s, max_calls);
 	write_tasks(&o, &s);
 	write_losses(&o, &s);
@@ -983,6 +1117,7 @@ int main(int argc, char **argv)
 	free(s.calls);
 	free(s.tasks);
 	free(s.loss_rows);
+	free(s.ids.kl_set);
 	log_reader_close(r);
 	return 0;
 }

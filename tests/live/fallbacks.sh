@@ -65,7 +65,8 @@ from check import *
 stat = load(sys.argv[1])
 eq("pointers", stat["meta"]["pointers"], "raw")
 if __import__("platform").machine() == "x86_64":
-    eq("ring and request addresses kept", stat["ids"]["kernel_like"], stat["ids"]["nonzero"])
+    eq("ring and request addresses kept (%s)" % ids_detail(stat["ids"]),
+       stat["ids"]["kernel_like"], stat["ids"]["nonzero"])
 done()
 PY
 note "--raw-pointers: ok"
