@@ -1,17 +1,39 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Kernel addresses (fields of kind "id": ring, req, target_req, link, tctx)
- * never reach a log: the consumer replaces each with a keyed 64-bit
- * permutation of it while copying.  The same address gives the same id for
- * the whole recording, different addresses give different ids (it is a
- * bijection), 0 stays 0, and without the key -- random per recording, never
- * written -- an id says nothing about the address (KASLR stays intact).
+ * never reach a log: the consumer replaces each with a keyed permutation of
+ * it while copying.  The same address gives the same id for the whole
+ * recording, different addresses give different ids (it is a bijection of
+ * the 64-bit values: the converter follows requests and rings by id), 0
+ * stays 0, and without the key -- random per recording, never written -- an
+ * id says nothing about the address beyond its class below (KASLR stays
+ * intact).
  *
- * The permutation is a 4-round Feistel network on the two 32-bit halves
- * with a keyed 64-bit mixing round function; a Feistel network is a
- * bijection whatever its round function.  To keep 0 -> 0 the one address
+ * No id of a kernel address looks like a kernel address either.  A random
+ * 64-bit permutation gives one in 2^17 ids the top 17 bits of an x86-64
+ * kernel address, and a recycled request repeats its id thousands of times:
+ * a reader (or a test) could not tell that from a leak.  So the permutation
+ * keeps to classes by top byte -- kernel addresses under 4- and 5-level
+ * paging alike have it 0xff, user ones 0x00, and 0x01..0xfe is
+ * non-canonical under both, never a pointer:
+ *
+ *   0xff (kernel)        -> 0x00, a keyed permutation of the low 56 bits
+ *   0x00 (user, small)   -> 0x80, likewise (0 itself stays 0, see below)
+ *   0x80 (non-canonical) -> 0xff, likewise
+ *   any other top byte   -> any other top byte: a keyed 64-bit permutation,
+ *                           applied again while it lands in the three above
+ *                           (cycle walking: still a bijection of that set)
+ *
+ * In a bijection every value is some input's id, kernel-looking ones
+ * included: they are the ids of the 0x80 class, which no pointer is in
+ * under either paging mode.
+ *
+ * Each permutation is a 4-round Feistel network with a keyed 64-bit mixing
+ * round function (a bijection whatever the round function), on 28-bit
+ * halves for the 56-bit ones and 32-bit halves for the 64-bit one, each
+ * class with its own round functions.  To keep 0 -> 0, the kernel address
  * that would map to 0 takes the image of 0 instead (a swap, still a
- * bijection).
+ * bijection, and that image has top byte 0x80).
  */
 #ifndef RINGSIDE_RECORDER_POINTER_SCRUB_H
 #define RINGSIDE_RECORDER_POINTER_SCRUB_H
@@ -21,6 +43,8 @@
 
 #define SCRUB_ROUNDS 4
 #define SCRUB_MAX_IDS 4		/* id fields per record type */
+/* the permutations, by top byte of the input (see above) */
+enum scrub_class { SCRUB_KERNEL, SCRUB_USER, SCRUB_SPARE, SCRUB_OTHER, SCRUB_CLASSES };
 /*
  * Recent addresses and their ids.  The same few ring contexts and recycled
  * requests come back all the time, and a hit costs a few nanoseconds where
@@ -32,8 +56,9 @@
 struct pointer_scrub {
 	bool raw;			/* --raw-pointers: leave addresses alone */
 	uint64_t key[SCRUB_ROUNDS];
-	uint64_t zero_preimage;		/* the x != 0 with permute(x) == 0 */
-	uint64_t zero_image;		/* permute(0) */
+	uint64_t round_key[SCRUB_CLASSES][SCRUB_ROUNDS];	/* key, per class */
+	uint64_t zero_preimage;		/* the kernel address with permute(x) == 0 */
+	uint64_t zero_image;		/* permute(0), top byte 0x80 */
 	/* id field offsets per record type, from the layout table */
 	uint8_t nids[64];
 	uint16_t id_offset[64][SCRUB_MAX_IDS];
