@@ -237,8 +237,12 @@ static void note_ids(struct id_stats *ids, const struct ev_header *h)
 			continue;
 		ids->nonzero++;
 		ids->field_nonzero[h->type][i]++;
-		/* x86-64 kernel addresses (4-level paging): the top 17 bits set */
-		if ((id >> 47) != 0x1ffff)
+		/*
+		 * x86-64 kernel addresses have the top byte 0xff under 4- and
+		 * 5-level paging (0xffff8..., 0xff11...); scrubbed ids never
+		 * do (recorder/pointer_scrub.h).
+		 */
+		if ((id >> 56) != 0xff)
 			continue;
 		ids->kernel_like++;
 		ids->field_kernel_like[h->type][i]++;
