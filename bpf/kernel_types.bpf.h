@@ -64,6 +64,28 @@ struct io_uring_task {
 	struct file *registered_rings[16];	/* IO_RINGFD_REG_MAX, 5.18+ */
 } __ur_core;
 
+/* kernfs_node.id: the cgroup id (bpf_get_current_cgroup_id(), 5.5+). */
+struct kernfs_node {
+	u64 id;
+} __ur_core;
+
+struct cgroup;
+
+/* include/linux/cgroup-defs.h: a cgroup's own state is its member "self". */
+struct cgroup_subsys_state {
+	struct cgroup *cgroup;
+	struct cgroup_subsys_state *parent;
+} __ur_core;
+
+struct cgroup {
+	struct cgroup_subsys_state self;
+	struct kernfs_node *kn;
+} __ur_core;
+
+struct css_set {
+	struct cgroup *dfl_cgrp;	/* the task's cgroup v2 */
+} __ur_core;
+
 struct task_struct {
 	unsigned int flags;		/* PF_* */
 	pid_t pid;
@@ -75,6 +97,7 @@ struct task_struct {
 	struct files_struct *files;
 	struct signal_struct *signal;
 	struct io_uring_task *io_uring;
+	struct css_set *cgroups;
 	unsigned long nvcsw;		/* context switches, voluntary */
 	unsigned long nivcsw;		/* and involuntary */
 	u64 start_time;			/* CLOCK_MONOTONIC ns; kept by exec's de_thread() */

@@ -100,6 +100,8 @@ const volatile bool filter_pids = false;
 const volatile bool filter_follow = false;
 const volatile bool filter_comm = false;
 const volatile bool filter_cgroup = false;
+/* --cgroup: the directory's cgroup id (its kernfs node id). */
+const volatile __u64 filter_cgroup_id = 0;
 const volatile char filter_comm_name[EV_COMM_LEN] = {};
 /*
  * Opcodes whose SQE "off" slot holds a user-space pointer (addr2: STATX's
@@ -422,13 +424,42 @@ static __always_inline bool comm_matches(struct task_struct *task)
 	return true;
 }
 
+/* Levels of cgroups task_under_cgroup() walks up from a task's own. */
+#define UR_CGROUP_MAX_DEPTH 32
+
 /*
- * Is a task of process tgid (task: any of its threads) selected by the
- * filters?  The cgroup test is about the current task: the kernels before
- * 6.5 can only test that one, and every caller's subject is current or its
- * fresh child, which shares its cgroup.
+ * Is task, current or not, in the --cgroup directory or below it?  The next
+ * task of a context switch is in general not in the cgroup of current (the
+ * previous task): testing current's recorded the switches from any task of
+ * the cgroup into any process's io-wq worker or SQPOLL thread, and missed
+ * those into the cgroup's own threads from other tasks.
+ * bpf_current_task_under_cgroup() tests only current and the kfunc
+ * bpf_task_under_cgroup() needs 6.5, so another task's cgroup v2 and its
+ * ancestors are compared with the directory's id, as cgroup_is_descendant()
+ * does.  A new child is in its own cgroup by task_newtask: copy_process()
+ * runs cgroup_post_fork() first (CLONE_INTO_CGROUP: maybe not current's).
  */
-static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
+static __always_inline bool task_under_cgroup(struct task_struct *task)
+{
+	struct cgroup *cg;
+
+	if (task == bpf_get_current_task_btf())
+		return bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1;
+	cg = task->cgroups->dfl_cgrp;
+	for (int i = 0; i < UR_CGROUP_MAX_DEPTH && cg; i++) {
+		if (cg->kn->id == filter_cgroup_id)
+			return true;
+		cg = cg->self.parent ? cg->self.parent->cgroup : NULL;
+	}
+	return false;
+}
+
+/*
+ * Is a task of process tgid selected by the filters?  task is that thread;
+ * is_current: it is the current task, whose cgroup is tested by the helper.
+ */
+static __always_inline bool __task_selected(u32 tgid, struct task_struct *task,
+					    bool is_current)
 {
 	if (tgid == self_tgid)
 		return false;
@@ -438,9 +469,22 @@ static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 		return false;
 	if (filter_comm && !comm_matches(task))
 		return false;
-	if (filter_cgroup && bpf_current_task_under_cgroup(&cgroup_filter, 0) != 1)
+	if (filter_cgroup && !(is_current ? bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1 :
+			       task_under_cgroup(task)))
 		return false;
 	return true;
+}
+
+/* Any task (a BTF pointer): a new child, the next task of a context switch. */
+static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
+{
+	return __task_selected(tgid, task, false);
+}
+
+/* The current task, of process tgid. */
+static __always_inline bool current_task_selected(u32 tgid)
+{
+	return __task_selected(tgid, (struct task_struct *)bpf_get_current_task(), true);
 }
 
 /* Task records (fork, exec, rename) start with the listing (UR_STATE_LISTING). */
@@ -453,7 +497,7 @@ static __always_inline bool current_selected(u64 pid_tgid)
 {
 	if (state != UR_STATE_RECORDING)
 		return false;
-	return task_selected(pid_tgid >> 32, (struct task_struct *)bpf_get_current_task());
+	return current_task_selected(pid_tgid >> 32);
 }
 
 /*
@@ -467,7 +511,7 @@ static __always_inline bool ring_selected(u64 ring, u64 pid_tgid)
 		return false;
 	if (!filter_active)
 		return true;
-	if (task_selected(pid_tgid >> 32, (struct task_struct *)bpf_get_current_task()))
+	if (current_task_selected(pid_tgid >> 32))
 		return true;
 	return ring && ring_owners_valid && bpf_map_lookup_elem(&ring_owner, &ring);
 }
@@ -479,7 +523,7 @@ static __always_inline void remember_ring(u64 ring, u64 pid_tgid)
 
 	if (!filter_active || !ring || bpf_map_lookup_elem(&ring_owner, &ring))
 		return;
-	if (!task_selected(tgid, (struct task_struct *)bpf_get_current_task()))
+	if (!current_task_selected(tgid))
 		return;
 	if (bpf_map_update_elem(&ring_owner, &ring, &tgid, BPF_ANY))
 		__sync_fetch_and_add(&stats.ring_owner_map_full, 1);

@@ -81,6 +81,7 @@ struct recorder {
 	struct status status;
 	int sigfd, wakefd, cgroup_fd;
 	char cgroup_rel[PATH_MAX];
+	__u64 cgroup_id;
 	uint64_t wakeup_bytes;
 	bool fops_learned;
 	struct log_clock_snapshot start_clock;
@@ -128,13 +129,20 @@ static int check_pids(const struct env *env)
 	return 0;
 }
 
-/* --cgroup: a cgroup v2 directory; its path below the cgroup2 mount. */
+/*
+ * --cgroup: a cgroup v2 directory; its path below the cgroup2 mount and its
+ * id, which the BPF side compares with other tasks' cgroups: the 8-byte
+ * handle of the directory is its kernfs node id (kernfs_encode_fh()).
+ */
 static int open_cgroup(struct recorder *r)
 {
 	const char *path = r->env.cgroup;
 	char real[PATH_MAX], line[4096];
+	_Alignas(struct file_handle) char handle[sizeof(struct file_handle) + sizeof(__u64)];
+	struct file_handle *fh = (struct file_handle *)handle;
 	struct statfs sfs;
 	size_t best = 0;
+	int mount_id;
 	FILE *f;
 
 	r->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -146,6 +154,19 @@ static int open_cgroup(struct recorder *r)
 		msg_error("--cgroup %s: not a cgroup v2 directory", path);
 		return -EINVAL;
 	}
+	fh->handle_bytes = sizeof(__u64);
+	if (name_to_handle_at(r->cgroup_fd, "", fh, &mount_id, AT_EMPTY_PATH)) {
+		int err = errno;
+
+		msg_error("--cgroup %s: cannot tell its id: %s", path, strerror(err));
+		return -err;
+	}
+	if (fh->handle_bytes != sizeof(__u64)) {
+		msg_error("--cgroup %s: a %u-byte handle is not a cgroup id", path,
+			  fh->handle_bytes);
+		return -EINVAL;
+	}
+	memcpy(&r->cgroup_id, fh->f_handle, sizeof(r->cgroup_id));
 	if (!realpath(path, real)) {
 		msg_error("--cgroup %s: %s", path, strerror(errno));
 		return -errno;
@@ -226,6 +247,7 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	skel->rodata->filter_comm = env->have_comm;
 	memcpy((void *)skel->rodata->filter_comm_name, env->comm, EV_COMM_LEN);
 	skel->rodata->filter_cgroup = env->cgroup != NULL;
+	skel->rodata->filter_cgroup_id = r->cgroup_id;
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
 	skel->rodata->stage_flush_bytes = stage_flush_bytes(r->env.ring_size);
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);

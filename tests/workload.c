@@ -112,6 +112,11 @@
  *                  timeout 0; the program waits for IORING_SQ_NEED_WAKEUP
  *                  before submitting) and otherwise only to wait
  *                  (to_submit 0).  Exit 3 if SQPOLL is refused.
+ *                  --sq-cpu C: the SQ thread is bound to CPU C
+ *                  (IORING_SETUP_SQ_AFF); --spin-ms S: the ring stays open
+ *                  S ms after the work, its SQ thread polling all along
+ *                  (sq_thread_idle 2000 + S): an io_uring thread always
+ *                  runnable, for tests/live/filters.sh.
  *   storm (12)     --seconds S (1) or --count N, --batch-size B (32): NOPs
  *                  as fast as possible, B per enter (to_submit = min_complete
  *                  = B, the last batch may be smaller).  Requests are counted,
@@ -302,6 +307,9 @@ static void usage(FILE *f)
 "  --delay-ms N      poll, drain: writer delay after the submit (20)\n"
 "  --wait-ms N       sleep N ms before the first io_uring call (0): named\n"
 "                    by its exec but not yet using io_uring\n"
+"  --sq-cpu N        sqpoll: bind the SQ thread to CPU N (IORING_SETUP_SQ_AFF)\n"
+"  --spin-ms N       sqpoll: keep the ring open N ms after the work, its SQ\n"
+"                    thread polling (0)\n"
 "  --keep            keep the scratch files\n"
 "  --compact         print the JSON on one line\n"
 "  --list            print the scenario names and exit\n"
@@ -343,8 +351,8 @@ static bool parse_uint(const char *arg, const char *opt, unsigned long min,
 
 enum {
 	OPT_DIR = 256, OPT_SEED, OPT_BATCHES, OPT_BATCH_SIZE, OPT_COUNT, OPT_SIZE,
-	OPT_RINGS, OPT_THREADS, OPT_SECONDS, OPT_DELAY, OPT_WAIT, OPT_KEEP, OPT_COMPACT,
-	OPT_LIST,
+	OPT_RINGS, OPT_THREADS, OPT_SECONDS, OPT_DELAY, OPT_WAIT, OPT_SQ_CPU, OPT_SPIN,
+	OPT_KEEP, OPT_COMPACT, OPT_LIST,
 };
 
 static int parse_args(int argc, char **argv, struct wl_opts *o, const char **scenario)
@@ -361,6 +369,8 @@ static int parse_args(int argc, char **argv, struct wl_opts *o, const char **sce
 		{ "seconds", required_argument, NULL, OPT_SECONDS },
 		{ "delay-ms", required_argument, NULL, OPT_DELAY },
 		{ "wait-ms", required_argument, NULL, OPT_WAIT },
+		{ "sq-cpu", required_argument, NULL, OPT_SQ_CPU },
+		{ "spin-ms", required_argument, NULL, OPT_SPIN },
 		{ "keep", no_argument, NULL, OPT_KEEP },
 		{ "compact", no_argument, NULL, OPT_COMPACT },
 		{ "list", no_argument, NULL, OPT_LIST },
@@ -429,6 +439,15 @@ static int parse_args(int argc, char **argv, struct wl_opts *o, const char **sce
 			break;
 		case OPT_WAIT:
 			if (!parse_uint(optarg, "--wait-ms", 0, 60000, &o->wait_ms))
+				return -1;
+			break;
+		case OPT_SQ_CPU:
+			if (!parse_uint(optarg, "--sq-cpu", 0, 65535, &o->sq_cpu))
+				return -1;
+			o->sq_cpu_set = true;
+			break;
+		case OPT_SPIN:
+			if (!parse_uint(optarg, "--spin-ms", 0, 60000, &o->spin_ms))
 				return -1;
 			break;
 		case OPT_KEEP:

@@ -184,8 +184,9 @@ struct wl_opts {
 	const char *dir;
 	uint64_t seed;
 	unsigned batches, batch_size, count, size, rings, threads, delay_ms, wait_ms;
+	unsigned sq_cpu, spin_ms;
 	double seconds;
-	bool batches_set, batch_size_set, count_set, size_set, seconds_set;
+	bool batches_set, batch_size_set, count_set, size_set, seconds_set, sq_cpu_set;
 	bool keep, compact;
 	bool in_all;		/* running as part of "all" */
 };

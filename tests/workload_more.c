@@ -263,6 +263,7 @@ void wl_scen_threads(struct wl_run *run)
 void wl_scen_sqpoll(struct wl_run *run)
 {
 	enum { SIZE = 4096, READS = 4 };
+	const struct wl_opts *o = run->opts;
 	struct io_uring_params params;
 	unsigned char *want = NULL, *got = NULL;
 	struct io_uring_sqe *sqe;
@@ -282,13 +283,21 @@ void wl_scen_sqpoll(struct wl_run *run)
 	/* The SQ thread sleeps right after it starts (wl_ring_new waits for
 	 * that), so the first batch needs one IORING_ENTER_SQ_WAKEUP; after
 	 * it, sq_thread_idle is long enough for it to stay awake. */
-	params.sq_thread_idle = 2000;
+	params.sq_thread_idle = 2000 + o->spin_ms;
+	if (o->sq_cpu_set) {
+		params.flags |= IORING_SETUP_SQ_AFF;
+		params.sq_thread_cpu = o->sq_cpu;
+	}
 	r = wl_ring_new(run, "sqpoll", 16, &params, &err);
 	if (!r) {
 		wl_setup_failed(run, "sqpoll", err);
 		goto out;
 	}
 	wl_param_num(run, "sq_thread_idle_ms", params.sq_thread_idle);
+	if (o->sq_cpu_set)
+		wl_param_num(run, "sq_thread_cpu", o->sq_cpu);
+	if (o->spin_ms)
+		wl_param_num(run, "spin_ms", o->spin_ms);
 
 	/* Submissions are only published in the SQ ring; the SQ thread
 	 * submits them.  This thread enters only to wait. */
@@ -311,6 +320,9 @@ void wl_scen_sqpoll(struct wl_run *run)
 	if (memcmp(got, want, READS * SIZE))
 		wl_fail(run, "sqpoll reads: wrong data");
 	wl_note(run, "the SQ thread sleeps as soon as it starts, so the first batch takes one io_uring_enter(IORING_ENTER_SQ_WAKEUP); a second one would be needed only if the thread idled for sq_thread_idle between batches (a very slow machine); every call is listed in enter_calls");
+	/* the SQ thread polls for sq_thread_idle after its last SQE */
+	if (o->spin_ms)
+		wl_sleep_ms(o->spin_ms);
 out:
 	if (r)
 		wl_ring_close(r);
