@@ -17,6 +17,12 @@
  *	/proc/sys/kernel/ns_last_pid: root only) and has it create and close
  *	an io_uring instance.  Prints {"pid": PID, "attempts": N}; exit status
  *	3 if PID could not be had, 1 on other errors.
+ *
+ *   exit_storm reuse-own
+ *	Forks a child that exits at once and, as soon as it is reaped, another
+ *	that takes its pid (root only), waits 2 s and creates and closes an
+ *	io_uring instance.  Prints {"pid": PID, "attempts": N}; exit status as
+ *	for reuse.
  */
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -116,7 +122,12 @@ static int set_last_pid(pid_t pid)
 	return ok ? 0 : -EIO;
 }
 
-static int run_reuse(pid_t want)
+/*
+ * Forks until a child gets pid want; that child waits delay_ms, then
+ * creates and closes an io_uring instance.  Returns the attempts it took,
+ * 0 if no child got the pid, -1 on errors (said on stderr).
+ */
+static int fork_with_pid(pid_t want, unsigned delay_ms)
 {
 	enum { ATTEMPTS = 200 };
 
@@ -127,34 +138,81 @@ static int run_reuse(pid_t want)
 
 		if (err) {
 			fprintf(stderr, "exit_storm: /proc/sys/kernel/ns_last_pid: %s\n", strerror(-err));
-			return 1;
+			return -1;
 		}
 		pid = fork();
 		if (pid < 0) {
 			perror("exit_storm: fork");
-			return 1;
+			return -1;
 		}
 		if (!pid) {
 			if (getpid() != want)
 				_exit(0);
+			usleep(delay_ms * 1000);
 			memset(&params, 0, sizeof(params));
 			fd = (int)syscall(__NR_io_uring_setup, 4, &params);
 			_exit(fd < 0 ? 1 : close(fd) ? 1 : 0);
 		}
 		if (waitpid(pid, &wstatus, 0) != pid) {
 			perror("exit_storm: waitpid");
-			return 1;
+			return -1;
 		}
 		if (pid != want)
 			continue;
 		if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
 			fprintf(stderr, "exit_storm: pid %d: io_uring_setup failed\n", (int)pid);
+			return -1;
+		}
+		return attempt;
+	}
+	return 0;
+}
+
+static int run_reuse(pid_t want)
+{
+	int attempts = fork_with_pid(want, 0);
+
+	if (attempts < 0)
+		return 1;
+	if (!attempts) {
+		fprintf(stderr, "exit_storm: no child got pid %d\n", (int)want);
+		return 3;
+	}
+	printf("{\"pid\": %d, \"attempts\": %d}\n", (int)want, attempts);
+	return 0;
+}
+
+/*
+ * A child that exits at once, then a second child with its pid, forked as
+ * soon as the first is reaped: before the kernel's RCU callback frees the
+ * first one's task (tp_proc_free runs then).  The second waits 2 s, past
+ * that callback, before it uses io_uring.
+ */
+static int run_reuse_own(void)
+{
+	for (int round = 0; round < 10; round++) {
+		pid_t first = fork();
+		int wstatus, attempts;
+
+		if (first < 0) {
+			perror("exit_storm: fork");
 			return 1;
 		}
-		printf("{\"pid\": %d, \"attempts\": %d}\n", (int)pid, attempt);
-		return 0;
+		if (!first)
+			_exit(0);
+		if (waitpid(first, &wstatus, 0) != first) {
+			perror("exit_storm: waitpid");
+			return 1;
+		}
+		attempts = fork_with_pid(first, 2000);
+		if (attempts < 0)
+			return 1;
+		if (attempts) {
+			printf("{\"pid\": %d, \"attempts\": %d}\n", (int)first, attempts);
+			return 0;
+		}
 	}
-	fprintf(stderr, "exit_storm: no child got pid %d in %d attempts\n", (int)want, ATTEMPTS);
+	fprintf(stderr, "exit_storm: no child got its sibling's pid in 10 rounds\n");
 	return 3;
 }
 
@@ -173,6 +231,9 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "reuse") && atoi(argv[2]) > 1)
 		return run_reuse(atoi(argv[2]));
-	fprintf(stderr, "usage: exit_storm exits PROCESSES THREADS | exit_storm reuse PID\n");
+	if (argc == 2 && !strcmp(argv[1], "reuse-own"))
+		return run_reuse_own();
+	fprintf(stderr, "usage: exit_storm exits PROCESSES THREADS | exit_storm reuse PID |\n"
+		"       exit_storm reuse-own\n");
 	return 2;
 }

@@ -5,7 +5,9 @@
 # is recorded (the thread that finds the process dead is not always the
 # last to reach sched_process_exit), and the selection does not keep the
 # exited processes.  As root, a process that takes a selected process's
-# pid after it exited is not recorded.
+# pid after it exited is not recorded, and a followed process that takes a
+# followed sibling's pid before the kernel freed the sibling stays
+# selected after that.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
 EXIT_STORM="$top_builddir/tests/exit_storm"
@@ -77,3 +79,25 @@ eq("records of the process that took its pid", after, [])
 done()
 PY
 note "pid reuse: ok"
+
+# A followed child takes the pid of a followed child that just exited,
+# before the kernel's RCU callback frees the first (tp_proc_free): it must
+# stay selected when that callback comes, and its io_uring use 2 s later
+# is recorded.
+record -q -o "$T/own.log" -- "$EXIT_STORM" reuse-own >"$T/own.json"
+[ "$record_status" = 0 ] || fail "reuse-own: uring-record exited with $record_status"
+stat_log "$T/own.log" "$T/own.stat"
+"$LOGSTAT" --dump "$T/own.log" >"$T/own.dump" || fail "logstat --dump"
+pycheck - "$T/own.stat" "$T/own.dump" "$T/own.json" <<'PY'
+import sys
+from check import *
+stat, recs, own = load(sys.argv[1]), dump(sys.argv[2]), load(sys.argv[3])
+common_log_checks(stat)
+pid = own["pid"]
+forks = [r for r in recs if r["type"] == "task" and r["subject_tgid"] == pid and r["reason"] == 2]
+eq("processes forked with that pid", len(forks), 2)
+eq("io_uring_setup calls of the second",
+   [r["entries"] for r in recs if r["type"] == "setup_begin" and r["tgid"] == pid], [4])
+done()
+PY
+note "pid reuse by a followed process: ok"
