@@ -28,60 +28,48 @@ static uint64_t round_mix(uint32_t half, uint64_t round_key)
 	return mix64((uint64_t)half ^ round_key);
 }
 
-/* Feistel on 28-bit halves: a permutation of [0, 2^56). */
-static inline uint64_t permute56(const struct pointer_scrub *s, uint64_t x, enum scrub_class c)
+/*
+ * A 4-round Feistel network on two half_bits-bit halves: a permutation of
+ * [0, 2^(2 * half_bits)), 28-bit halves for the classes' 56-bit ones and
+ * 32-bit halves for the 64-bit one.  Callers pass a constant half_bits, so
+ * each use compiles to its own straight code.
+ */
+static inline uint64_t feistel(uint64_t x, unsigned half_bits, const uint64_t key[SCRUB_ROUNDS])
 {
-	const uint32_t m = (1u << 28) - 1;
-	uint32_t l = (uint32_t)(x >> 28) & m, r = (uint32_t)x & m;
+	const uint32_t m = (uint32_t)((1ull << half_bits) - 1);
+	uint32_t l = (uint32_t)(x >> half_bits) & m, r = (uint32_t)x & m;
 
 	for (int i = 0; i < SCRUB_ROUNDS; i++) {
-		uint32_t t = l ^ (uint32_t)(round_mix(r, s->round_key[c][i]) >> 36);
+		uint32_t t = l ^ (uint32_t)(round_mix(r, key[i]) >> (64 - half_bits));
 
 		l = r;
 		r = t;
 	}
-	return (uint64_t)l << 28 | r;
+	return (uint64_t)l << half_bits | r;
+}
+
+static uint64_t feistel_inverse(uint64_t y, unsigned half_bits, const uint64_t key[SCRUB_ROUNDS])
+{
+	const uint32_t m = (uint32_t)((1ull << half_bits) - 1);
+	uint32_t l = (uint32_t)(y >> half_bits) & m, r = (uint32_t)y & m;
+
+	for (int i = SCRUB_ROUNDS - 1; i >= 0; i--) {
+		uint32_t t = r ^ (uint32_t)(round_mix(l, key[i]) >> (64 - half_bits));
+
+		r = l;
+		l = t;
+	}
+	return (uint64_t)l << half_bits | r;
+}
+
+static inline uint64_t permute56(const struct pointer_scrub *s, uint64_t x, enum scrub_class c)
+{
+	return feistel(x, 28, s->round_key[c]);
 }
 
 static uint64_t unpermute56(const struct pointer_scrub *s, uint64_t y, enum scrub_class c)
 {
-	const uint32_t m = (1u << 28) - 1;
-	uint32_t l = (uint32_t)(y >> 28) & m, r = (uint32_t)y & m;
-
-	for (int i = SCRUB_ROUNDS - 1; i >= 0; i--) {
-		uint32_t t = r ^ (uint32_t)(round_mix(l, s->round_key[c][i]) >> 36);
-
-		r = l;
-		l = t;
-	}
-	return (uint64_t)l << 28 | r;
-}
-
-/* Feistel on 32-bit halves: a permutation of all 64-bit values. */
-static uint64_t permute64(const struct pointer_scrub *s, uint64_t x)
-{
-	uint32_t l = (uint32_t)(x >> 32), r = (uint32_t)x;
-
-	for (int i = 0; i < SCRUB_ROUNDS; i++) {
-		uint32_t t = l ^ (uint32_t)(round_mix(r, s->round_key[SCRUB_OTHER][i]) >> 32);
-
-		l = r;
-		r = t;
-	}
-	return (uint64_t)l << 32 | r;
-}
-
-static uint64_t unpermute64(const struct pointer_scrub *s, uint64_t y)
-{
-	uint32_t l = (uint32_t)(y >> 32), r = (uint32_t)y;
-
-	for (int i = SCRUB_ROUNDS - 1; i >= 0; i--) {
-		uint32_t t = r ^ (uint32_t)(round_mix(l, s->round_key[SCRUB_OTHER][i]) >> 32);
-
-		r = l;
-		l = t;
-	}
-	return (uint64_t)l << 32 | r;
+	return feistel_inverse(y, 28, s->round_key[c]);
 }
 
 static bool top_is_special(uint64_t x)
@@ -100,12 +88,13 @@ static uint64_t permute(const struct pointer_scrub *s, uint64_t x)
 		return (uint64_t)TOP_KERNEL << 56 | permute56(s, x & LOW56, SCRUB_SPARE);
 	}
 	/*
-	 * Cycle walking: the first value of x's orbit under permute64 that is
-	 * back among the other top bytes.  It ends (the orbit returns to x),
-	 * and 253 of 256 top bytes are "other": 1.01 steps on average.
+	 * Cycle walking: the first value of x's orbit under the 64-bit Feistel
+	 * network that is back among the other top bytes.  It ends (the orbit
+	 * returns to x), and 253 of 256 top bytes are "other": 1.01 steps on
+	 * average.
 	 */
 	do
-		x = permute64(s, x);
+		x = feistel(x, 32, s->round_key[SCRUB_OTHER]);
 	while (top_is_special(x));
 	return x;
 }
@@ -121,7 +110,7 @@ static uint64_t unpermute(const struct pointer_scrub *s, uint64_t y)
 		return (uint64_t)TOP_SPARE << 56 | unpermute56(s, y & LOW56, SCRUB_SPARE);
 	}
 	do
-		y = unpermute64(s, y);
+		y = feistel_inverse(y, 32, s->round_key[SCRUB_OTHER]);
 	while (top_is_special(y));
 	return y;
 }
