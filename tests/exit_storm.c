@@ -23,8 +23,16 @@
  *	that takes its pid (root only), waits 2 s and creates and closes an
  *	io_uring instance.  Prints {"pid": PID, "attempts": N}; exit status as
  *	for reuse.
+ *
+ *   exit_storm reuse-selected
+ *	Forks a child that sleeps and prints {"victim": PID}; on SIGUSR1 kills
+ *	and reaps it and at once forks another child that takes its pid (root
+ *	only) and creates and closes an io_uring instance right away: before
+ *	the kernel's RCU callback frees the first child.  Prints {"pid": PID,
+ *	"attempts": N}; exit status as for reuse.
  */
 #include <errno.h>
+#include <signal.h>
 #include <linux/io_uring.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -216,6 +224,54 @@ static int run_reuse_own(void)
 	return 3;
 }
 
+/*
+ * The victim is selected with -p by the test while it sleeps.  Its pid is
+ * taken within microseconds of its reaping, long before the RCU callback
+ * behind sched_process_free (tp_proc_free) runs, so only tp_task_newtask
+ * can keep the new process out of the recording.
+ */
+static int run_reuse_selected(void)
+{
+	sigset_t usr1;
+	int sig, attempts;
+	pid_t victim;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &usr1, NULL)) {
+		perror("exit_storm: sigprocmask");
+		return 1;
+	}
+	victim = fork();
+	if (victim < 0) {
+		perror("exit_storm: fork");
+		return 1;
+	}
+	if (!victim) {
+		for (;;)
+			pause();
+	}
+	printf("{\"victim\": %d}\n", (int)victim);
+	fflush(stdout);
+	if (sigwait(&usr1, &sig)) {
+		perror("exit_storm: sigwait");
+		return 1;
+	}
+	if (kill(victim, SIGKILL) || waitpid(victim, NULL, 0) != victim) {
+		perror("exit_storm: kill or reap the victim");
+		return 1;
+	}
+	attempts = fork_with_pid(victim, 0);
+	if (attempts < 0)
+		return 1;
+	if (!attempts) {
+		fprintf(stderr, "exit_storm: no child got pid %d\n", (int)victim);
+		return 3;
+	}
+	printf("{\"pid\": %d, \"attempts\": %d}\n", (int)victim, attempts);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "exits")) {
@@ -233,7 +289,9 @@ int main(int argc, char **argv)
 		return run_reuse(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "reuse-own"))
 		return run_reuse_own();
+	if (argc == 2 && !strcmp(argv[1], "reuse-selected"))
+		return run_reuse_selected();
 	fprintf(stderr, "usage: exit_storm exits PROCESSES THREADS | exit_storm reuse PID |\n"
-		"       exit_storm reuse-own\n");
+		"       exit_storm reuse-own | exit_storm reuse-selected\n");
 	return 2;
 }

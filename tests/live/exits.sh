@@ -5,7 +5,8 @@
 # is recorded (the thread that finds the process dead is not always the
 # last to reach sched_process_exit), and the selection does not keep the
 # exited processes.  As root, a process that takes a selected process's
-# pid after it exited is not recorded, and a followed process that takes a
+# pid after it exited is not recorded, even when it takes the pid before
+# the kernel freed the exited one, and a followed process that takes a
 # followed sibling's pid before the kernel freed the sibling stays
 # selected after that.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
@@ -79,6 +80,47 @@ eq("records of the process that took its pid", after, [])
 done()
 PY
 note "pid reuse: ok"
+
+# The same, but the pid is taken within microseconds of the selected
+# process's reaping: before the RCU callback behind sched_process_free, so
+# tp_proc_free has not dropped it yet and only tp_task_newtask can keep the
+# process that took it out of the recording.
+"$EXIT_STORM" reuse-selected >"$T/sel.json" &
+storm=$!
+stop_storm() { kill -KILL "$storm" 2>/dev/null || true; }
+cleanup_hooks="$cleanup_hooks stop_storm"
+i=0
+until victim=$(sed -n 's/^{"victim": \([0-9]*\)}$/\1/p' "$T/sel.json") && [ -n "$victim" ]; do
+	[ "$i" -lt 100 ] || fail "reuse-selected: exit_storm printed no victim"
+	sleep 0.1
+	i=$((i + 1))
+done
+record_detached "$T/sel.log" -p "$victim"
+recorder_pid 4096
+kill -USR1 "$storm"
+storm_status=0
+wait "$storm" || storm_status=$?
+[ "$storm_status" = 0 ] || fail "reuse-selected: exit_storm exited with $storm_status"
+sleep 0.2
+kill -INT "$recorder_pid"
+wait "$detached_launcher" || fail "reuse-selected: uring-record exited with $?: $(cat "$T/record.err")"
+detached_pgid=""
+stat_log "$T/sel.log" "$T/sel.stat"
+"$LOGSTAT" --dump "$T/sel.log" >"$T/sel.dump" || fail "logstat --dump"
+pycheck - "$T/sel.stat" "$T/sel.dump" "$victim" <<'PY'
+import sys
+from check import *
+stat, recs = load(sys.argv[1]), dump(sys.argv[2])
+victim = int(sys.argv[3])
+common_log_checks(stat, reason="signal")
+exits = [r for r in recs if r["type"] == "task_exit" and r["tgid"] == victim]
+eq("the selected process's exit (SIGKILL)", [r["exit_code"] for r in exits], [9])
+after = [r["type"] for r in recs if r["tgid"] == victim and r["ts"] > exits[0]["ts"]] \
+    if exits else []
+eq("records of the process that took its pid at once", after, [])
+done()
+PY
+note "pid reuse before the free: ok"
 
 # A followed child takes the pid of a followed child that just exited,
 # before the kernel's RCU callback frees the first (tp_proc_free): it must
