@@ -8,7 +8,10 @@
  * uring-record would have written a record for.
  *
  *   iou_cnt [--syscalls=tracepoint|raw|none] [--io-wq=sched_switch|none]
- *           [-o FILE] [-- COMMAND...]
+ *           [--clock] [-o FILE] [-- COMMAND...]
+ *
+ * --clock also reads the clock uring-record stamps its records with, once
+ * per event: the floor of a recorder that places events in time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,7 +44,7 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: iou_cnt [--syscalls=tracepoint|raw|none] "
-		"[--io-wq=sched_switch|none] [-o FILE] [-- COMMAND...]\n");
+		"[--io-wq=sched_switch|none] [--clock] [-o FILE] [-- COMMAND...]\n");
 	return 2;
 }
 
@@ -87,7 +90,7 @@ static int write_counts(struct iou_cnt_bpf *skel, const char *path, int ncpus,
 {
 	int fd = bpf_map__fd(skel->maps.counts);
 	unsigned long long total[CNT_SLOTS] = { 0 }, events = 0;
-	unsigned long long *vals = calloc((size_t)ncpus, sizeof(*vals));
+	struct cnt_slot *vals = calloc((size_t)ncpus, sizeof(*vals));
 	FILE *f = path ? fopen(path, "we") : stdout;
 
 	if (!vals || !f) {
@@ -99,13 +102,14 @@ static int write_counts(struct iou_cnt_bpf *skel, const char *path, int ncpus,
 		if (bpf_map_lookup_elem(fd, &slot, vals))
 			continue;
 		for (int c = 0; c < ncpus; c++)
-			total[slot] += vals[c];
+			total[slot] += vals[c].hits;
 		if (slot < CNT_RECORDED_SLOTS)
 			events += total[slot];
 	}
 	fprintf(f, "{\"tool\":\"iou_cnt\",\"syscalls\":\"%s\",\"io_wq\":\"%s\","
-		"\"events\":%llu,\"hooks\":{", syscalls, sched_switch ? "sched_switch" : "none",
-		events);
+		"\"clock\":%s,\"events\":%llu,\"hooks\":{", syscalls,
+		sched_switch ? "sched_switch" : "none",
+		skel->rodata->read_clock ? "true" : "false", events);
 	for (unsigned slot = 0; slot < CNT_SLOTS; slot++)
 		fprintf(f, "%s\"%s\":%llu", slot ? "," : "", slot_names[slot], total[slot]);
 	fprintf(f, "}}\n");
@@ -122,11 +126,12 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "syscalls", required_argument, NULL, 's' },
 		{ "io-wq", required_argument, NULL, 'w' },
+		{ "clock", no_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *syscalls = "tracepoint", *output = NULL;
-	bool sched_switch = true;
+	bool sched_switch = true, read_clock = false;
 	struct iou_cnt_bpf *skel = NULL;
 	struct btf *vmlinux = NULL;
 	sigset_t block, old;
@@ -145,6 +150,9 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "sched_switch") && strcmp(optarg, "none"))
 				return usage();
 			sched_switch = !strcmp(optarg, "sched_switch");
+			break;
+		case 'c':
+			read_clock = true;
 			break;
 		case 'o':
 			output = optarg;
@@ -165,6 +173,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "iou_cnt: cannot open the BPF object: %s\n", strerror(errno));
 		goto cleanup;
 	}
+	skel->rodata->read_clock = read_clock;
 	select_programs(skel, vmlinux, syscalls, sched_switch);
 	if (iou_cnt_bpf__load(skel) || iou_cnt_bpf__attach(skel)) {
 		fprintf(stderr, "iou_cnt: cannot load or attach: %s\n", strerror(errno));

@@ -45,6 +45,12 @@ enum { CNT_SLOT_LIST(CNT_ENUM) CNT_SLOTS };
 /* Slots that uring-record would have written a record for. */
 #define CNT_RECORDED_SLOTS CNT_TASK_WORK_RUN_EMPTY
 
+/* A counter slot, per CPU: its hits, and with --clock the last time read. */
+struct cnt_slot {
+	__u64 hits;
+	__u64 last_ts;
+};
+
 #define CNT_NR_IO_URING_SETUP		425
 #define CNT_NR_IO_URING_REGISTER	427
 
