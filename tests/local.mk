@@ -148,6 +148,11 @@ EXTRA_DIST += tests/golden/convert_fxt.fxt
 check_PROGRAMS += tests/logstat
 tests_logstat_SOURCES = tests/logstat.c
 tests_logstat_LDADD = $(COMMON_LIBS)
+# tests/log_fill: the log writer fills a filesystem to its last byte and
+# must still end the log with its END frame (tests/hardening/tmpfs_full.sh).
+check_PROGRAMS += tests/log_fill
+tests_log_fill_SOURCES = tests/log_fill.c
+tests_log_fill_LDADD = $(COMMON_LIBS)
 if BUILD_RECORDER
 # tests/exit_storm: processes whose threads exit together, and a process
 # that takes a selected process's pid (tests/live/exits.sh).

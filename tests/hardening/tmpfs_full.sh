@@ -9,11 +9,41 @@
 # (exit 0), and shows the events it could not write as a loss window on
 # each CPU, so that no request open at the end is reported "in flight".
 # Extends tests/live/disk_full.sh (one 1 MiB run, checked with logstat).
+# First, tests/log_fill fills a 64 KiB tmpfs to its last byte with log
+# frames, which leaves nothing to cut back: the END frame must still fit
+# (the writer keeps room for it), where the recorder's runs above fill the
+# disk at whatever byte their last frame reaches.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
 [ "$AS_ROOT" = true ] || skip "mounting small tmpfs needs root"
 command -v unshare >/dev/null 2>&1 || skip "no unshare(1)"
 [ -x "$CONVERT" ] || skip "no $CONVERT"
+
+LOG_FILL="$top_builddir/tests/log_fill"
+[ -x "$LOG_FILL" ] || fail "no $LOG_FILL"
+mkdir "$T/mnt-exact"
+status=0
+unshare -m sh -c '
+	set -e
+	mount -t tmpfs -o size=64k tmpfs "$1"
+	rc=0
+	"$2" "$1/fill.log" >"$3.json" 2>"$3.err" || rc=$?
+	[ ! -e "$1/fill.log" ] || cp "$1/fill.log" "$3.log"
+	umount "$1"
+	exit $rc' sh "$T/mnt-exact" "$LOG_FILL" "$T/exact" || status=$?
+[ "$status" = 0 ] || fail "exact fill: log_fill exited with $status: $(cat "$T/exact.err")"
+stat_log "$T/exact.log" "$T/exact.stat"
+pycheck - "$T/exact.json" "$T/exact.stat" <<'PY'
+import sys
+from check import *
+fill, stat = load(sys.argv[1]), load(sys.argv[2])
+eq("exact fill: the filesystem was full to the byte", fill["exact"], True)
+eq("exact fill: the frame after it", fill["refused"], "No space left on device")
+eq("exact fill: reader stop", stat["stop"]["reader"], "end frame")
+eq("exact fill: END reason", (stat["stop"]["end"] or {}).get("reason"), "disk full")
+done()
+PY
+note "exact fill: $(cat "$T/exact.json")"
 
 for size in 4k 12k 64k 256k 1m; do
 	mkdir "$T/mnt-$size"
