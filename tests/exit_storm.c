@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -232,9 +233,9 @@ static int run_reuse_own(void)
  */
 static int run_reuse_selected(void)
 {
-	sigset_t usr1;
+	pid_t parent = getpid(), victim;
 	int sig, attempts;
-	pid_t victim;
+	sigset_t usr1;
 
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
@@ -248,6 +249,9 @@ static int run_reuse_selected(void)
 		return 1;
 	}
 	if (!victim) {
+		/* not left behind when a failing test kills exit_storm */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
 		for (;;)
 			pause();
 	}
