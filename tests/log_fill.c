@@ -70,13 +70,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: log_fill LOG\n");
 		return 2;
 	}
-	if (getrandom(payload, sizeof(payload), 0) != (ssize_t)sizeof(payload) ||
-	    log_writer_create(&w, argv[1], &opt, err, sizeof(err)) ||
-	    log_write_meta(w, meta, strlen(meta))) {
-		fprintf(stderr, "log_fill: %s: cannot start the log\n", argv[1]);
+	if (getrandom(payload, sizeof(payload), 0) != (ssize_t)sizeof(payload)) {
+		fprintf(stderr, "log_fill: getrandom: %s\n", strerror(errno));
 		return 2;
 	}
-	ret = 0;
+	if (log_writer_create(&w, argv[1], &opt, err, sizeof(err))) {
+		fprintf(stderr, "log_fill: %s\n", err);
+		return 2;
+	}
+	ret = log_write_meta(w, meta, strlen(meta));
+	if (ret) {
+		fprintf(stderr, "log_fill: %s: cannot write the metadata: %s\n", argv[1],
+			strerror(-ret));
+		return 2;
+	}
 	while (!ret && frames < MAX_FRAMES) {
 		size_t n = PAYLOAD_MAX;
 
