@@ -234,8 +234,8 @@ static int run_reuse_own(void)
 static int run_reuse_selected(void)
 {
 	pid_t parent = getpid(), victim;
-	int sig, attempts;
 	sigset_t usr1;
+	int sig;
 
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
@@ -265,15 +265,7 @@ static int run_reuse_selected(void)
 		perror("exit_storm: kill or reap the victim");
 		return 1;
 	}
-	attempts = fork_with_pid(victim, 0);
-	if (attempts < 0)
-		return 1;
-	if (!attempts) {
-		fprintf(stderr, "exit_storm: no child got pid %d\n", (int)victim);
-		return 3;
-	}
-	printf("{\"pid\": %d, \"attempts\": %d}\n", (int)victim, attempts);
-	return 0;
+	return run_reuse(victim);
 }
 
 int main(int argc, char **argv)

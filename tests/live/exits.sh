@@ -47,6 +47,30 @@ if [ "$(id -u)" != 0 ]; then
 	note "pid reuse: skipped (taking a given pid needs root: ns_last_pid)"
 	exit 0
 fi
+# check_reuse CASE PID CODE: stop the detached recorder of $T/CASE.log; the
+# selected process PID must have exited with CODE, and nothing of the
+# process that took its pid after that may be in the log.
+check_reuse() {
+	kill -INT "$recorder_pid"
+	wait "$detached_launcher" || fail "$1: uring-record exited with $?: $(cat "$T/record.err")"
+	detached_pgid=""
+	stat_log "$T/$1.log" "$T/$1.stat"
+	"$LOGSTAT" --dump "$T/$1.log" >"$T/$1.dump" || fail "logstat --dump"
+	pycheck - "$T/$1.stat" "$T/$1.dump" "$1" "$2" "$3" <<'PY'
+import sys
+from check import *
+stat, recs, case = load(sys.argv[1]), dump(sys.argv[2]), sys.argv[3]
+pid, code = int(sys.argv[4]), int(sys.argv[5])
+common_log_checks(stat, reason="signal")
+exits = [r for r in recs if r["type"] == "task_exit" and r["tgid"] == pid]
+eq(case + ": the selected process's exit", [r["exit_code"] for r in exits], [code])
+after = [r["type"] for r in recs if r["tgid"] == pid and r["ts"] > exits[0]["ts"]] \
+    if exits else []
+eq(case + ": records of the process that took its pid", after, [])
+done()
+PY
+}
+
 sleep 60 &
 gone=$!
 sleep 60 &
@@ -61,65 +85,33 @@ reuse_status=0
 "$EXIT_STORM" reuse "$gone" >"$T/reuse.json" || reuse_status=$?
 [ "$reuse_status" = 0 ] || fail "pid reuse: exit_storm reuse $gone exited with $reuse_status"
 sleep 0.2
-kill -INT "$recorder_pid"
-wait "$detached_launcher" || fail "pid reuse: uring-record exited with $?: $(cat "$T/record.err")"
-detached_pgid=""
+check_reuse reuse "$gone" 15	# SIGTERM
 stop_sleeps
-stat_log "$T/reuse.log" "$T/reuse.stat"
-"$LOGSTAT" --dump "$T/reuse.log" >"$T/reuse.dump" || fail "logstat --dump"
-pycheck - "$T/reuse.stat" "$T/reuse.dump" "$gone" "$stays" <<'PY'
-import sys
-from check import *
-stat, recs = load(sys.argv[1]), dump(sys.argv[2])
-gone, stays = int(sys.argv[3]), int(sys.argv[4])
-common_log_checks(stat, reason="signal")
-exits = [r for r in recs if r["type"] == "task_exit" and r["tgid"] == gone]
-eq("the selected process's exit (SIGTERM)", [r["exit_code"] for r in exits], [15])
-after = [r for r in recs if r["tgid"] == gone and r["ts"] > exits[0]["ts"]] if exits else []
-eq("records of the process that took its pid", after, [])
-done()
-PY
 note "pid reuse: ok"
 
 # The same, but the pid is taken within microseconds of the selected
 # process's reaping: before the RCU callback behind sched_process_free, so
 # tp_proc_free has not dropped it yet and only tp_task_newtask can keep the
 # process that took it out of the recording.
-"$EXIT_STORM" reuse-selected >"$T/sel.json" &
+"$EXIT_STORM" reuse-selected >"$T/reuse-selected.json" &
 storm=$!
 stop_storm() { kill -KILL "$storm" 2>/dev/null || true; }
 cleanup_hooks="$cleanup_hooks stop_storm"
 i=0
-until victim=$(sed -n 's/^{"victim": \([0-9]*\)}$/\1/p' "$T/sel.json") && [ -n "$victim" ]; do
+until victim=$(sed -n 's/^{"victim": \([0-9]*\)}$/\1/p' "$T/reuse-selected.json") &&
+      [ -n "$victim" ]; do
 	[ "$i" -lt 100 ] || fail "reuse-selected: exit_storm printed no victim"
 	sleep 0.1
 	i=$((i + 1))
 done
-record_detached "$T/sel.log" -p "$victim"
+record_detached "$T/reuse-selected.log" -p "$victim"
 recorder_pid 4096
 kill -USR1 "$storm"
 storm_status=0
 wait "$storm" || storm_status=$?
 [ "$storm_status" = 0 ] || fail "reuse-selected: exit_storm exited with $storm_status"
 sleep 0.2
-kill -INT "$recorder_pid"
-wait "$detached_launcher" || fail "reuse-selected: uring-record exited with $?: $(cat "$T/record.err")"
-detached_pgid=""
-stat_log "$T/sel.log" "$T/sel.stat"
-"$LOGSTAT" --dump "$T/sel.log" >"$T/sel.dump" || fail "logstat --dump"
-pycheck - "$T/sel.stat" "$T/sel.dump" "$victim" <<'PY'
-import sys
-from check import *
-stat, recs = load(sys.argv[1]), dump(sys.argv[2])
-victim = int(sys.argv[3])
-common_log_checks(stat, reason="signal")
-exits = [r for r in recs if r["type"] == "task_exit" and r["tgid"] == victim]
-eq("the selected process's exit (SIGKILL)", [r["exit_code"] for r in exits], [9])
-after = [r["type"] for r in recs if r["tgid"] == victim and r["ts"] > exits[0]["ts"]] \
-    if exits else []
-eq("records of the process that took its pid at once", after, [])
-done()
-PY
+check_reuse reuse-selected "$victim" 9	# SIGKILL
 note "pid reuse before the free: ok"
 
 # A followed child takes the pid of a followed child that just exited,
