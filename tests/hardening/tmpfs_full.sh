@@ -21,16 +21,9 @@ command -v unshare >/dev/null 2>&1 || skip "no unshare(1)"
 
 LOG_FILL="$top_builddir/tests/log_fill"
 [ -x "$LOG_FILL" ] || fail "no $LOG_FILL"
-mkdir "$T/mnt-exact"
 status=0
-unshare -m sh -c '
-	set -e
-	mount -t tmpfs -o size=64k tmpfs "$1"
-	rc=0
-	"$2" "$1/fill.log" >"$3.json" 2>"$3.err" || rc=$?
-	[ ! -e "$1/fill.log" ] || cp "$1/fill.log" "$3.log"
-	umount "$1"
-	exit $rc' sh "$T/mnt-exact" "$LOG_FILL" "$T/exact" || status=$?
+on_small_tmpfs 64k "$T/mnt-exact" fill.log "$T/exact.log" \
+	"$LOG_FILL" "$T/mnt-exact/fill.log" >"$T/exact.json" 2>"$T/exact.err" || status=$?
 [ "$status" = 0 ] || fail "exact fill: log_fill exited with $status: $(cat "$T/exact.err")"
 stat_log "$T/exact.log" "$T/exact.stat"
 pycheck - "$T/exact.json" "$T/exact.stat" <<'PY'
@@ -46,22 +39,10 @@ PY
 note "exact fill: $(cat "$T/exact.json")"
 
 for size in 4k 12k 64k 256k 1m; do
-	mkdir "$T/mnt-$size"
 	status=0
-	unshare -m sh -c '
-		set -e
-		mount -t tmpfs -o "size=$4" tmpfs "$1"
-		rc=0
-		# Own session: the storm outlives the recorder (which stops
-		# on the full disk) and is killed with its process group.
-		setsid sh -c '\''echo $$ >"$1"; shift; exec "$@"'\'' sh "$5.sid" "$2" -q \
-			-o "$1/full.log" -- "$3" --compact storm --seconds 20 \
-			>/dev/null 2>"$5.err" || rc=$?
-		kill -9 "-$(cat "$5.sid")" 2>/dev/null || true	# dash: no "--"
-		[ ! -e "$1/full.log" ] || cp "$1/full.log" "$5.log"
-		umount "$1"
-		exit $rc' sh "$T/mnt-$size" "$RECORDER" "$WORKLOAD" "$size" "$T/full-$size" ||
-		status=$?
+	on_small_tmpfs "$size" "$T/mnt-$size" full.log "$T/full-$size.log" \
+		"$RECORDER" -q -o "$T/mnt-$size/full.log" -- "$WORKLOAD" --compact storm \
+		--seconds 20 >/dev/null 2>"$T/full-$size.err" || status=$?
 	err=$(cat "$T/full-$size.err")
 	[ "$status" = 1 ] || fail "$size: recorder exit status $status, want 1: $err"
 	n=$(grep -c -e "disk is full" -e "cannot write" "$T/full-$size.err" || true)

@@ -9,15 +9,10 @@
 [ "$AS_ROOT" = true ] || skip "mounting a small tmpfs needs root"
 command -v unshare >/dev/null 2>&1 || skip "no unshare(1)"
 
-mkdir "$T/small"
 status=0
-unshare -m sh -c '
-	set -e
-	mount -t tmpfs -o size=1m tmpfs "$1/small"
-	rc=0
-	"$2" -q -o "$1/small/full.log" -- "$3" --compact storm --seconds 20 >/dev/null 2>"$1/record.err" || rc=$?
-	cp "$1/small/full.log" "$1/full.log"
-	exit $rc' sh "$T" "$RECORDER" "$WORKLOAD" || status=$?
+on_small_tmpfs 1m "$T/small" full.log "$T/full.log" \
+	"$RECORDER" -q -o "$T/small/full.log" -- "$WORKLOAD" --compact storm --seconds 20 \
+	>/dev/null 2>"$T/record.err" || status=$?
 cat "$T/record.err" >&2
 [ "$status" = 1 ] || fail "exit status $status, want 1"
 grep -q "disk is full" "$T/record.err" || fail "no 'disk is full' message"

@@ -104,6 +104,28 @@ stop_detached() {
 	return 0
 }
 
+# on_small_tmpfs SIZE DIR LOG COPY CMD...: run CMD (root) in a private mount
+# namespace with a tmpfs of SIZE mounted on DIR, which the host never sees
+# and which is gone with the namespace.  CMD runs in a session of its own,
+# killed when CMD returns (a recorder stopped by the full disk leaves its
+# COMMAND running); then DIR/LOG, if CMD left one, is copied to COPY.
+# Returns CMD's exit status; redirect the call for CMD's output.
+on_small_tmpfs() {
+	mkdir -p "$2"
+	unshare -m sh -c '
+		set -e
+		mount -t tmpfs -o "size=$1" tmpfs "$2"
+		dir=$2 log=$3 copy=$4
+		shift 4
+		rc=0
+		setsid -w sh -c '\''echo $$ >"$1"; shift; exec "$@"'\'' sh "$copy.sid" "$@" ||
+			rc=$?
+		kill -9 "-$(cat "$copy.sid")" 2>/dev/null || true	# dash: no "--"
+		[ ! -e "$dir/$log" ] || cp "$dir/$log" "$copy"
+		umount "$dir"
+		exit $rc' sh "$@"
+}
+
 # stat LOG OUT: logstat's JSON into OUT; fails the test if the log does not read.
 stat_log() {
 	"$LOGSTAT" "$1" >"$2" || fail "logstat cannot read $1"
