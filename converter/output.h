@@ -521,5 +521,8 @@ char *dec_u64(char *end, uint64_t v);
  */
 FILE *output_open_file(const char *path, bool force, bool *is_stdout,
 		       char *err, size_t errlen);
+/* The same as a file descriptor (STDOUT_FILENO for stdout), -1 refused. */
+int output_open_fd(const char *path, bool force, bool *is_stdout,
+		   char *err, size_t errlen);
 
 #endif

@@ -113,26 +113,42 @@ const char *loss_kind_name(unsigned kind)
 	return "unknown";
 }
 
+static const char dec_pairs[201] =
+	"00010203040506070809101112131415161718192021222324"
+	"25262728293031323334353637383940414243444546474849"
+	"50515253545556575859606162636465666768697071727374"
+	"75767778798081828384858687888990919293949596979899";
+
+/* Exactly 8 digits of v < 10^8, leading zeros kept: four independent
+ * 32-bit pairs instead of a chain of 64-bit divisions. */
+static char *dec_8(char *end, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(end - 2, dec_pairs + 2 * (lo % 100), 2);
+	memcpy(end - 4, dec_pairs + 2 * (lo / 100), 2);
+	memcpy(end - 6, dec_pairs + 2 * (hi % 100), 2);
+	memcpy(end - 8, dec_pairs + 2 * (hi / 100), 2);
+	return end - 8;
+}
+
 char *dec_u64(char *end, uint64_t v)
 {
-	static const char pairs[] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
+	uint32_t w;
 
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		*--end = pairs[2 * r + 1];
-		*--end = pairs[2 * r];
+	while (v >= 100000000) {
+		end = dec_8(end, (uint32_t)(v % 100000000));
+		v /= 100000000;
 	}
-	if (v >= 10) {
-		*--end = pairs[2 * v + 1];
-		*--end = pairs[2 * v];
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		end -= 2;
+		memcpy(end, dec_pairs + 2 * (w % 100), 2);
+	}
+	if (w >= 10) {
+		end -= 2;
+		memcpy(end, dec_pairs + 2 * w, 2);
 	} else {
-		*--end = (char)('0' + v);
+		*--end = (char)('0' + w);
 	}
 	return end;
 }
@@ -164,32 +180,41 @@ char *format_modifiers(char *buf, size_t len, uint32_t modifiers)
 	return buf;
 }
 
-FILE *output_open_file(const char *path, bool force, bool *is_stdout, char *err, size_t errlen)
+int output_open_fd(const char *path, bool force, bool *is_stdout, char *err, size_t errlen)
 {
 	struct stat st;
-	FILE *f;
 	int fd;
 
 	*is_stdout = false;
 	if (!path || !strcmp(path, "-")) {
 		*is_stdout = true;
-		return stdout;
+		return STDOUT_FILENO;
 	}
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			snprintf(err, errlen, "%s: is a directory (give a file name)", path);
-			return NULL;
+			return -1;
 		}
 		if (!force) {
 			snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
-			return NULL;
+			return -1;
 		}
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (force ? 0 : O_EXCL), 0644);
-	if (fd < 0) {
+	if (fd < 0)
 		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+	return fd;
+}
+
+FILE *output_open_file(const char *path, bool force, bool *is_stdout, char *err, size_t errlen)
+{
+	FILE *f;
+	int fd = output_open_fd(path, force, is_stdout, err, errlen);
+
+	if (fd < 0)
 		return NULL;
-	}
+	if (*is_stdout)
+		return stdout;
 	f = fdopen(fd, "w");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -3,8 +3,8 @@
  * uring-convert's outputs and command line: golden summary/JSON/CSV for a
  * small synthetic log (byte-exact; regenerate on purpose with
  * RINGSIDE_REGENERATE_GOLDEN=1 and review the diff), RFC 4180 quoting of
- * odd task names, bad command lines, and memory that does not grow with
- * the number of requests.
+ * odd task names, bad command lines, memory that does not grow with the
+ * number of requests, and the buffered writer under them (out_buf).
  */
 #include <check.h>
 #include <errno.h>
@@ -19,6 +19,7 @@
 
 #include "convert_test.h"
 #include "event_layout.h"
+#include "out_buf.h"
 #include "output.h"
 #include "test_util.h"
 
@@ -340,6 +341,21 @@ START_TEST(test_dec_u64)
 		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
 		buf[DEC_U64_MAX] = '\0';
 		ck_assert_str_eq(dec_u64(buf + DEC_U64_MAX, v), want);
+	}
+	/* Every power of ten and its neighbours (the 8-digit groups' edges
+	 * and their leading zeros), then pseudo-random values of every size. */
+	for (uint64_t p = 1, x = 0x9e3779b97f4a7c15ull, i = 0; i < 4000; i++) {
+		uint64_t vs[4] = { p - 1, p, p + 1, x >> (i % 64) };
+		char want[24];
+
+		for (int k = 0; k < 4; k++) {
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)vs[k]);
+			buf[DEC_U64_MAX] = '\0';
+			ck_assert_str_eq(dec_u64(buf + DEC_U64_MAX, vs[k]), want);
+		}
+		if (p <= UINT64_MAX / 10)
+			p *= 10;
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
 	}
 }
 END_TEST
@@ -712,6 +728,79 @@ START_TEST(test_newer_recorder)
 }
 END_TEST
 
+/* The byte at offset i of test_out_buf's stream. */
+static char out_buf_byte(size_t i)
+{
+	return (char)('a' + (i * 7 + i / 4096) % 26);
+}
+
+/*
+ * out_buf: what goes in comes out in order, through the thread (several
+ * buffers, with pieces that straddle them, and one longer than a buffer)
+ * and without it (a file that never fills one); a failed write is
+ * reported by out_buf_close() on both paths.
+ */
+START_TEST(test_out_buf)
+{
+	static const size_t sizes[] = { 100, 3 * OUT_BUF_BYTES + 12345 };
+	char *dir = test_tmpdir(), *path = test_path(dir, "out"), err[256];
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t want = sizes[k], off = 0, n = 0;
+		struct out_buf b;
+		unsigned char *got;
+		char piece[97];
+
+		ck_assert_int_eq(out_buf_open(&b, path, true, err, sizeof(err)), 0);
+		while (off < want) {
+			size_t len = (n++ % 5) * 23 + 1;
+
+			if (n == 7 && want > OUT_BUF_BYTES) {
+				/* longer than a buffer: out_buf_put_long() */
+				char *big = malloc(OUT_BUF_BYTES + 5000);
+
+				ck_assert_ptr_nonnull(big);
+				for (size_t i = 0; i < OUT_BUF_BYTES + 5000; i++)
+					big[i] = out_buf_byte(off + i);
+				out_buf_put(&b, big, OUT_BUF_BYTES + 5000);
+				off += OUT_BUF_BYTES + 5000;
+				free(big);
+				continue;
+			}
+			if (len > want - off)
+				len = want - off;
+			if (len == 1) {
+				out_buf_putc(&b, out_buf_byte(off++));
+				continue;
+			}
+			for (size_t i = 0; i < len; i++)
+				piece[i] = out_buf_byte(off + i);
+			out_buf_put(&b, piece, len);
+			off += len;
+		}
+		ck_assert_int_eq(out_buf_close(&b), 0);
+		ck_assert_int_eq(out_buf_close(&b), 0);	/* again: nothing */
+		got = test_read_file(path, &n);
+		ck_assert_uint_eq(n, want);
+		for (size_t i = 0; i < n; i++)
+			if ((char)got[i] != out_buf_byte(i))
+				ck_abort_msg("size %zu: byte %zu is %c, want %c", want, i, got[i],
+					     out_buf_byte(i));
+		free(got);
+		unlink(path);
+
+		/* The same into a full disk. */
+		ck_assert_int_eq(out_buf_open(&b, "/dev/full", true, err, sizeof(err)), 0);
+		for (off = 0; off < want; off += sizeof(piece))
+			out_buf_put(&b, piece, sizeof(piece));
+		ck_assert_int_eq(out_buf_close(&b), ENOSPC);
+	}
+	test_rmtree(dir);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 static Suite *output_suite(void)
 {
 	Suite *s = suite_create("convert_output");
@@ -721,6 +810,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_csv_quoting);
 	tcase_add_test(tc, test_dec_u64);
+	tcase_add_test(tc, test_out_buf);
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);

@@ -83,6 +83,11 @@ for fmt in summary json fxt; do
 	expect "$C" 1 "write error" --force --format=$fmt -o /dev/full "$log"
 done
 expect "$C" 1 "write error" --info --force -o /dev/full "$log"
+# CSV writes several files: the one that failed is named.
+mkdir "$T/csv-full"
+ln -s /dev/full "$T/csv-full/events.csv"
+expect "$C" 1 "csv-full/events.csv: write error: No space left on device" \
+	--force --format=csv -o "$T/csv-full" "$log"
 expect "$C" 2 "-o DIR" --format=csv "$log"
 # A terminal is no place for FXT.
 if command -v script >/dev/null 2>&1; then

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * out_buf: buffered output with the write() on a second thread (see
+ * out_buf.h for why).  Two buffers per file: the caller fills one while
+ * the thread writes the other; the caller waits only when it fills a
+ * buffer before the thread has written the previous one.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "out_buf.h"
+#include "output.h"
+
+struct out_buf_writer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a buffer handed over, written, or stop */
+	int fd;
+	char *busy;			/* being written; NULL: the thread is idle */
+	size_t busy_len;
+	char *spare;			/* written, free for the caller */
+	bool stop;
+	int err;			/* first errno of the thread's writes */
+};
+
+/* 0 or the errno of the first failure; a full disk ends it with ENOSPC. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (!r)
+			return EIO;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void *writer_main(void *arg)
+{
+	struct out_buf_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		char *buf;
+		size_t len;
+		int err;
+
+		while (!w->busy && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->busy)
+			break;
+		buf = w->busy;
+		len = w->busy_len;
+		err = w->err;
+		pthread_mutex_unlock(&w->lock);
+		/* After a failure the rest is dropped: a file with a hole
+		 * in the middle would be worse than a short one. */
+		if (!err)
+			err = write_all(w->fd, buf, len);
+		pthread_mutex_lock(&w->lock);
+		w->err = err;
+		w->spare = buf;
+		w->busy = NULL;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Start the thread; false (and writes stay synchronous) if it cannot. */
+static bool writer_start(struct out_buf *b)
+{
+	struct out_buf_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return false;
+	w->fd = b->fd;
+	w->spare = malloc(OUT_BUF_BYTES);
+	if (!w->spare)
+		goto fail_alloc;
+	if (pthread_mutex_init(&w->lock, NULL))
+		goto fail_mutex;
+	if (pthread_cond_init(&w->cond, NULL))
+		goto fail_cond;
+	if (pthread_create(&w->thread, NULL, writer_main, w))
+		goto fail_thread;
+	b->w = w;
+	return true;
+
+fail_thread:
+	pthread_cond_destroy(&w->cond);
+fail_cond:
+	pthread_mutex_destroy(&w->lock);
+fail_mutex:
+	free(w->spare);
+fail_alloc:
+	free(w);
+	return false;
+}
+
+int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, size_t errlen)
+{
+	bool is_stdout;
+	int fd;
+
+	*b = (struct out_buf){ .fd = -1 };
+	fd = output_open_fd(path, force, &is_stdout, err, errlen);
+	if (fd < 0)
+		return -1;
+	b->cur = malloc(OUT_BUF_BYTES);
+	if (!b->cur) {
+		snprintf(err, errlen, "%s: out of memory", is_stdout ? "stdout" : path);
+		if (!is_stdout)
+			close(fd);
+		return -1;
+	}
+	b->fd = fd;
+	b->owns_fd = !is_stdout;
+	return 0;
+}
+
+void out_buf_drain(struct out_buf *b)
+{
+	struct out_buf_writer *w = b->w;
+	char *next;
+
+	if (!b->len)
+		return;
+	if (!w && (b->sync || !writer_start(b))) {
+		b->sync = true;
+		if (!b->err)
+			b->err = write_all(b->fd, b->cur, b->len);
+		b->len = 0;
+		return;
+	}
+	w = b->w;
+	pthread_mutex_lock(&w->lock);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	next = w->spare;
+	w->spare = NULL;
+	w->busy = b->cur;
+	w->busy_len = b->len;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	b->cur = next;
+	b->len = 0;
+}
+
+void out_buf_put_long(struct out_buf *b, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		size_t k = OUT_BUF_BYTES - b->len;
+
+		if (!k) {
+			out_buf_drain(b);
+			continue;
+		}
+		if (k > n)
+			k = n;
+		memcpy(b->cur + b->len, s, k);
+		b->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+int out_buf_close(struct out_buf *b)
+{
+	struct out_buf_writer *w = b->w;
+	int err;
+
+	if (!b->cur)
+		return 0;
+	/* A file that never filled a buffer needs no thread for its end. */
+	if (!w)
+		b->sync = true;
+	out_buf_drain(b);
+	err = b->err;
+	if (w) {
+		pthread_mutex_lock(&w->lock);
+		w->stop = true;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->thread, NULL);
+		if (!err)
+			err = w->err;
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		free(w->spare);
+		free(w);
+		b->w = NULL;
+	}
+	if (b->owns_fd && close(b->fd) && !err)
+		err = errno;
+	free(b->cur);
+	*b = (struct out_buf){ .fd = -1 };
+	return err;
+}
