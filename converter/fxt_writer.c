@@ -11,6 +11,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,14 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
 #define THR_LAST		255
 #define THR_BUCKETS		512
 
+/*
+ * Callers pass the same names (arg names, categories, opcode names) from
+ * the same addresses over and over; remembering the slot per address,
+ * checked against the slot's content, skips the strlen(), the hash and
+ * the probe of a 128 KiB index: a fifth of FXT conversion.
+ */
+#define STR_MEMO_SIZE		512
+
 struct str_slot {
 	char *buf;		/* content of an interned string */
 	uint32_t len;
@@ -132,6 +141,12 @@ struct fxt_writer {
 	unsigned npinned;
 	uint32_t scratch_stamp[STR_SCRATCH_COUNT];
 	unsigned scratch_hand;
+
+	/* The slot a string pointer was last interned into (str_memo_get). */
+	struct str_memo {
+		const char *s;
+		unsigned idx;
+	} str_memo[STR_MEMO_SIZE];
 
 	struct thr_slot thr[THR_LAST + 1];
 	uint16_t thr_buckets[THR_BUCKETS];	/* slot index, 0 = empty */
@@ -439,9 +454,54 @@ static int str_ref(struct fxt_writer *w, const char *s, size_t len)
 	return err ? err : (int)idx;
 }
 
+static struct str_memo *str_memo_of(struct fxt_writer *w, const char *s)
+{
+	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+
+	return &w->str_memo[(h >> 32) & (STR_MEMO_SIZE - 1)];
+}
+
+/*
+ * The slot s was last interned into, if it still holds the bytes at s:
+ * exactly len of them, or (len == SIZE_MAX) a NUL-terminated string, read
+ * no further than its NUL.  0 if not.
+ */
+static unsigned str_memo_get(struct fxt_writer *w, const char *s, size_t len)
+{
+	const struct str_memo *m = str_memo_of(w, s);
+	const struct str_slot *slot;
+
+	if (m->s != s || !m->idx)
+		return 0;
+	slot = &w->str[m->idx];
+	if (!slot->in_map)
+		return 0;
+	if (len != SIZE_MAX)
+		return slot->len == len && !memcmp(slot->buf, s, len) ? m->idx : 0;
+	/* strncmp() stops at the NUL of a shorter s; slot->buf has none */
+	return !strncmp(s, slot->buf, slot->len) && !s[slot->len] ? m->idx : 0;
+}
+
+/* str_ref() through the memo; len SIZE_MAX: s is NUL-terminated. */
+static int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
+{
+	unsigned idx = str_memo_get(w, s, len);
+	int ref;
+
+	if (idx) {
+		w->str[idx].referenced = true;
+		w->str[idx].stamp = w->serial;
+		return (int)idx;
+	}
+	ref = str_ref(w, s, len == SIZE_MAX ? strlen(s) : len);
+	if (ref > 0 && ref <= STR_INTERN_LAST)
+		*str_memo_of(w, s) = (struct str_memo){ .s = s, .idx = (unsigned)ref };
+	return ref;
+}
+
 static int str_ref_cstr(struct fxt_writer *w, const char *s)
 {
-	return s ? str_ref(w, s, strlen(s)) : 0;
+	return s ? str_ref_memo(w, s, SIZE_MAX) : 0;
 }
 
 /* ------------------------------------------------------------ threads */
@@ -575,7 +635,7 @@ static int resolve_args(struct fxt_writer *w, const struct fxt_arg *args,
 		refs->name[i] = (uint16_t)ref;
 		refs->value[i] = 0;
 		if (args[i].type == FXT_ARG_STRING) {
-			ref = str_ref(w, args[i].v.str, args[i].len);
+			ref = args[i].len ? str_ref_memo(w, args[i].v.str, args[i].len) : 0;
 			if (ref < 0)
 				return ref;
 			refs->value[i] = (uint16_t)ref;

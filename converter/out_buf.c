@@ -176,6 +176,19 @@ void out_buf_put_long(struct out_buf *b, const void *p, size_t n)
 	}
 }
 
+int out_buf_error(struct out_buf *b)
+{
+	struct out_buf_writer *w = b->w;
+	int err = b->err;
+
+	if (!err && w) {
+		pthread_mutex_lock(&w->lock);
+		err = w->err;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return err;
+}
+
 int out_buf_close(struct out_buf *b)
 {
 	struct out_buf_writer *w = b->w;

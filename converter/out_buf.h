@@ -47,6 +47,9 @@ int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, siz
 /* Hand the filled buffer over to be written; called when it is full. */
 void out_buf_drain(struct out_buf *b);
 
+/* The first errno of a failed write so far, 0 if none. */
+int out_buf_error(struct out_buf *b);
+
 /* Write everything, stop the thread and close; 0 or the first errno.
  * Safe on a buffer that was never opened or was already closed. */
 int out_buf_close(struct out_buf *b);

@@ -49,6 +49,7 @@
 #include "fxt_layout.h"
 #include "fxt_writer.h"
 #include "hmap.h"
+#include "out_buf.h"
 #include "output.h"
 #include "uring_names.h"
 
@@ -123,7 +124,7 @@ struct fxo {
 	struct output base;
 	struct output_config cfg;
 	unsigned max_lanes;
-	FILE *f;
+	struct out_buf out;
 	bool is_stdout;
 	struct fxt_writer *w;
 	struct output_meta meta;
@@ -389,6 +390,19 @@ static const char *const pinned[] = {
 	"sq_pending", "cq_pending", "io_wq", "count", "cpu", "source",
 };
 
+/* The FXT writer's sink: into out_buf, whose thread does the write();
+ * a failed write stops the writer at its next flush. */
+static int out_sink(void *ctx, const void *data, size_t len)
+{
+	struct out_buf *b = ctx;
+	int err = out_buf_error(b);
+
+	if (err)
+		return -err;
+	out_buf_put(b, data, len);
+	return 0;
+}
+
 static int x_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
 	struct fxo *x = X(o);
@@ -396,11 +410,11 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 	const char *base;
 	struct args v = { .n = 0 };
 
-	x->f = output_open_file(x->cfg.path, x->cfg.force, &x->is_stdout, err, errlen);
-	if (!x->f)
+	if (out_buf_open(&x->out, x->cfg.path, x->cfg.force, err, errlen))
 		return -1;
+	x->is_stdout = !x->out.owns_fd;
 	x->meta = *meta;
-	x->w = fxt_writer_new_file(x->f);
+	x->w = fxt_writer_new(out_sink, &x->out);
 	if (!x->w) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -1543,7 +1557,7 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 	struct fxo *x = X(o);
 	const char *path = x->is_stdout ? "standard output" : x->cfg.path;
 	struct fxt_writer_stats st;
-	int r;
+	int r, e;
 
 	end_markers(x, t);
 	write_names(x);
@@ -1573,10 +1587,9 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 	fxt_writer_get_stats(x->w, &st);
 	r = fxt_writer_close(x->w);
 	x->w = NULL;
-	if (!r && !x->is_stdout) {
-		r = fclose(x->f) ? -errno : 0;
-		x->f = NULL;
-	}
+	e = out_buf_close(&x->out);
+	if (!r)
+		r = -e;
 	if (r) {
 		snprintf(err, errlen, "%s: write error: %s", path, strerror(-r));
 		return -1;
@@ -1597,8 +1610,7 @@ static void x_destroy(struct output *o)
 
 	if (x->w)
 		fxt_writer_free(x->w);
-	if (x->f && !x->is_stdout)
-		fclose(x->f);
+	out_buf_close(&x->out);
 	hmap_for_each(&x->tasks, s)
 		free(s->val);
 	hmap_free(&x->tasks);
