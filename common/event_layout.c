@@ -271,6 +271,19 @@ static int parse_log_fields(const struct json_value *arr, uint64_t size,
 				 tname, name->string, (unsigned long long)fields[i].size);
 			goto fail;
 		}
+		/*
+		 * No two fields share a byte: the reader rebuilds columns one
+		 * field at a time (log_reader.c), so overlapping fields would
+		 * depend on that order; no recorder ever wrote such a layout.
+		 */
+		for (size_t k = 0; k < i; k++) {
+			if (fields[k].offset < fields[i].offset + fields[i].size &&
+			    fields[i].offset < fields[k].offset + fields[k].size) {
+				snprintf(err, errlen, "record type %s: fields %s and %s overlap",
+					 tname, fields[k].name, name->string);
+				goto fail;
+			}
+		}
 	}
 	*out = fields;
 	*nout = arr->len;

@@ -41,8 +41,8 @@ struct log_reader {
 	size_t zcap;
 	void *cbuf;			/* an EVENTS_COLUMNS payload, decompressed */
 	size_t ccap;
-	const unsigned char *col_next[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* cursors */
-	uint64_t col_prev[EV_TYPE_LIMIT][EV_MAX_COLUMNS];	/* EV_COL_DELTA_TYPE */
+	uint32_t *rec_off;		/* columns_to_records(): offsets by type */
+	size_t rec_off_cap;
 	struct payload_slot slots[LOG_READER_SLOTS];
 };
 
@@ -283,14 +283,79 @@ io_error:
  * >= 1 records) into *buf, with the log's own layouts.  Returns the
  * records' size, or 0 with a message in why.
  */
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/*
+ * One column of n records of a type: the values at from, one per record,
+ * into the records at out + offs[k].  Returns where the next column
+ * starts.  EV_COL_DELTA values are stored as they are (see the caller).
+ */
+static const unsigned char *fill_column(unsigned char *out, const uint32_t *offs, uint32_t n,
+					const struct ev_column *col, const unsigned char *from)
+{
+	unsigned char *to = out + col->offset;
+	uint64_t prev = 0;
+
+	switch (col->coding) {
+	case EV_COL_DELTA_TYPE:	/* 4 bytes, from the previous record of the type */
+		for (uint32_t k = 0; k < n; k++, from += col->size) {
+			prev += le32(from);
+			put_le32(to + offs[k], (uint32_t)prev);
+		}
+		return from;
+	}
+	switch (col->size) {
+	case 1:
+		for (uint32_t k = 0; k < n; k++)
+			to[offs[k]] = from[k];
+		break;
+	case 2:
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(to + offs[k], from + 2 * k, 2);
+		break;
+	case 4:
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(to + offs[k], from + 4 * k, 4);
+		break;
+	case 8:
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(to + offs[k], from + 8 * k, 8);
+		break;
+	default:
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(to + offs[k], from + (size_t)col->size * k, col->size);
+	}
+	return from + (size_t)col->size * n;
+}
+
+/*
+ * Rebuild the records of an EVENTS_COLUMNS payload (src, len bytes, count
+ * >= 1 records) into *buf, with the log's own layouts.  Returns the
+ * records' size, or 0 with a message in why.
+ */
 static size_t columns_to_records(struct log_reader *r, const unsigned char *src, size_t len,
 				 uint32_t count, void **buf, size_t *cap, char *why, size_t whylen)
 {
 	const struct ev_layout_map *map = &r->layout;
-	uint32_t n[EV_TYPE_LIMIT] = { 0 };
+	uint32_t n[EV_TYPE_LIMIT] = { 0 }, next[EV_TYPE_LIMIT];
+	uint16_t delta_off[EV_TYPE_LIMIT][EV_MAX_COLUMNS];
+	uint8_t ndelta[EV_TYPE_LIMIT];
 	size_t pos = count, size = 0;
+	const unsigned char *from;
 	uint64_t prev_ts = 0;
-	unsigned char *rec;
+	unsigned char *out;
 
 	if (count > len) {
 		snprintf(why, whylen, "%u records declared, but the payload has %zu bytes",
@@ -309,17 +374,11 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 		}
 		n[src[i]]++;
 	}
-	/* where each column's first value is */
 	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
 		const struct ev_columns *c = &map->types[t].columns;
 
-		if (!n[t])
-			continue;
-		for (unsigned j = 0; j < c->n; j++) {
-			r->col_next[t][j] = src + pos;
-			r->col_prev[t][j] = 0;
+		for (unsigned j = 0; n[t] && j < c->n; j++)
 			pos += (size_t)n[t] * c->col[j].size;
-		}
 		size += (size_t)n[t] * map->types[t].log_size;
 	}
 	if (pos != len || size > LOG_MAX_RAW_SIZE) {
@@ -327,43 +386,56 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 			 count, pos, len);
 		return 0;
 	}
-	if (buffer_reserve(buf, cap, size)) {
+	if (buffer_reserve(buf, cap, size) ||
+	    buffer_reserve((void **)&r->rec_off, &r->rec_off_cap, (size_t)count * sizeof(uint32_t))) {
 		snprintf(why, whylen, "out of memory");
 		return 0;
 	}
-	rec = *buf;
-	for (uint32_t i = 0; i < count; i++) {
-		unsigned t = src[i];
-		const struct ev_type_map *m = &map->types[t];
+	out = *buf;
+	/*
+	 * Every record's type and zeroed gaps in place, and its offset,
+	 * grouped by type (a counting sort).  Then the columns are filled one
+	 * at a time, the coding and the size decided once per column, not
+	 * per value: record by record, this was a tenth of FXT conversion.
+	 */
+	for (unsigned t = 0, k = 0; t < EV_TYPE_LIMIT; k += n[t], t++)
+		next[t] = k;
+	for (uint32_t i = 0, off = 0; i < count; i++) {
+		const struct ev_type_map *m = &map->types[src[i]];
 
+		r->rec_off[next[src[i]]++] = off;
 		if (!m->columns.covers_record)
-			memset(rec, 0, m->log_size);
-		rec[m->log_type_offset] = (unsigned char)t;
-		rec[m->log_type_offset + 1] = 0;
-		for (unsigned j = 0; j < m->columns.n; j++) {
-			const struct ev_column *col = &m->columns.col[j];
-			const unsigned char *from = r->col_next[t][j];
-			uint64_t v;
+			memset(out + off, 0, m->log_size);
+		out[off + m->log_type_offset] = src[i];
+		out[off + m->log_type_offset + 1] = 0;
+		off += m->log_size;
+	}
+	from = src + count;
+	for (unsigned t = 0, k = 0; t < EV_TYPE_LIMIT; k += n[t], t++) {
+		const struct ev_columns *c = &map->types[t].columns;
 
-			r->col_next[t][j] = from + col->size;
-			switch (col->coding) {
-			case EV_COL_DELTA:	/* 8 bytes */
-				v = prev_ts + le64(from);
-				prev_ts = v;
-				for (unsigned b = 0; b < 8; b++)
-					rec[col->offset + b] = (unsigned char)(v >> (8 * b));
-				break;
-			case EV_COL_DELTA_TYPE:	/* 4 bytes */
-				v = r->col_prev[t][j] + le32(from);
-				r->col_prev[t][j] = v;
-				for (unsigned b = 0; b < 4; b++)
-					rec[col->offset + b] = (unsigned char)(v >> (8 * b));
-				break;
-			default:
-				ev_copy_field(rec + col->offset, from, col->size);
-			}
+		for (unsigned j = 0; n[t] && j < c->n; j++)
+			from = fill_column(out, r->rec_off + k, n[t], &c->col[j], from);
+	}
+	/* EV_COL_DELTA ("ts") chains through all the payload's records in order */
+	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
+		const struct ev_columns *c = &map->types[t].columns;
+
+		ndelta[t] = 0;
+		for (unsigned j = 0; n[t] && j < c->n; j++)
+			if (c->col[j].coding == EV_COL_DELTA)
+				delta_off[t][ndelta[t]++] = c->col[j].offset;
+	}
+	for (uint32_t i = 0, off = 0; i < count; i++) {
+		unsigned t = src[i];
+
+		for (unsigned j = 0; j < ndelta[t]; j++) {
+			unsigned char *p = out + off + delta_off[t][j];
+
+			prev_ts += le64(p);
+			put_le64(p, prev_ts);
 		}
-		rec += m->log_size;
+		off += map->types[t].log_size;
 	}
 	return size;
 }
@@ -644,6 +716,7 @@ void log_reader_close(struct log_reader *r)
 	ZSTD_freeDCtx(r->dctx);
 	free(r->zbuf);
 	free(r->cbuf);
+	free(r->rec_off);
 	for (int i = 0; i < LOG_READER_SLOTS; i++)
 		free(r->slots[i].buf);
 	free(r->path);

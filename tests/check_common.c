@@ -4,6 +4,7 @@
  * and the name tables.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,6 +128,42 @@ START_TEST(test_layout_json_identity)
 	ev_layout_map_free(&map);
 	json_doc_free(&doc);
 	free(text);
+}
+END_TEST
+
+/* A layout whose fields share bytes is refused, naming both fields: the
+ * reader rebuilds columns one field at a time. */
+START_TEST(test_layout_overlap_refused)
+{
+	static const char text[] =
+		"{\"header_size\":24,\"byte_order\":\"little\",\"types\":[{\"type\":1,"
+		"\"name\":\"x\",\"size\":32,\"fields\":[[\"ts\",0,8,\"u64\"],"
+		"[\"tid\",8,4,\"u32\"],[\"tgid\",12,4,\"u32\"],[\"type\",16,2,\"u16\"],"
+		"[\"flags\",18,2,\"u16\"],[\"a\",24,4,\"u32\"],[\"b\",%u,4,\"u32\"]]}]}";
+	static const struct {
+		unsigned b_offset;
+		bool ok;
+	} cases[] = { { 28, true }, { 27, false }, { 24, false }, { 21, false }, { 20, true } };
+	struct ev_layout_map map;
+	struct json_doc doc;
+	char buf[512], err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int n = snprintf(buf, sizeof(buf), text, cases[i].b_offset);
+
+		ck_assert_int_eq(json_parse(buf, (size_t)n, &doc, err, sizeof(err)), 0);
+		err[0] = '\0';
+		if (cases[i].ok) {
+			ck_assert_msg(ev_layout_map_build(&map, &doc.root, err, sizeof(err)) == 0,
+				      "b at %u: %s", cases[i].b_offset, err);
+			ev_layout_map_free(&map);
+		} else {
+			ck_assert_int_eq(ev_layout_map_build(&map, &doc.root, err, sizeof(err)), -1);
+			ck_assert_msg(strstr(err, "overlap") && strstr(err, " b "),
+				      "b at %u: %s", cases[i].b_offset, err);
+		}
+		json_doc_free(&doc);
+	}
 }
 END_TEST
 
@@ -304,6 +341,7 @@ static Suite *common_suite(void)
 	tcase_add_test(tc, test_abi_table);
 	tcase_add_test(tc, test_field_known);
 	tcase_add_test(tc, test_layout_json_identity);
+	tcase_add_test(tc, test_layout_overlap_refused);
 	tcase_add_test(tc, test_json_parse);
 	tcase_add_test(tc, test_json_errors);
 	tcase_add_test(tc, test_json_writer);
