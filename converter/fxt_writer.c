@@ -100,7 +100,8 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Callers pass the same names (arg names, categories, opcode names) from
  * the same addresses over and over; remembering the slot per address,
  * checked against the slot's content, skips the strlen(), the hash and
- * the probe of a 128 KiB index: a fifth of FXT conversion.
+ * the probe of a 128 KiB index: a fifth of FXT conversion.  A pinned
+ * string's address is trusted without the check (fxt_writer_pin_string()).
  */
 #define STR_MEMO_SIZE		512
 
@@ -142,10 +143,11 @@ struct fxt_writer {
 	uint32_t scratch_stamp[STR_SCRATCH_COUNT];
 	unsigned scratch_hand;
 
-	/* The slot a string pointer was last interned into (str_memo_get). */
+	/* The slot a string pointer was last interned into (str_ref_memo). */
 	struct str_memo {
 		const char *s;
 		unsigned idx;
+		bool pinned;		/* s was pinned: no content check */
 	} str_memo[STR_MEMO_SIZE];
 
 	struct thr_slot thr[THR_LAST + 1];
@@ -462,41 +464,60 @@ static struct str_memo *str_memo_of(struct fxt_writer *w, const char *s)
 }
 
 /*
- * The slot s was last interned into, if it still holds the bytes at s:
- * exactly len of them, or (len == SIZE_MAX) a NUL-terminated string, read
- * no further than its NUL.  0 if not.
+ * Whether slot idx still holds the bytes at s: exactly len of them, or
+ * (len == SIZE_MAX) a NUL-terminated string, read no further than its NUL.
  */
-static unsigned str_memo_get(struct fxt_writer *w, const char *s, size_t len)
+static bool str_slot_holds(const struct fxt_writer *w, unsigned idx, const char *s, size_t len)
 {
-	const struct str_memo *m = str_memo_of(w, s);
-	const struct str_slot *slot;
+	const struct str_slot *slot = &w->str[idx];
 
-	if (m->s != s || !m->idx)
-		return 0;
-	slot = &w->str[m->idx];
 	if (!slot->in_map)
-		return 0;
+		return false;
 	if (len != SIZE_MAX)
-		return slot->len == len && !memcmp(slot->buf, s, len) ? m->idx : 0;
+		return slot->len == len && !memcmp(slot->buf, s, len);
 	/* strncmp() stops at the NUL of a shorter s; slot->buf has none */
-	return !strncmp(s, slot->buf, slot->len) && !s[slot->len] ? m->idx : 0;
+	return !strncmp(s, slot->buf, slot->len) && !s[slot->len];
 }
 
-/* str_ref() through the memo; len SIZE_MAX: s is NUL-terminated. */
-static int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
+static void str_slot_use(struct fxt_writer *w, unsigned idx)
 {
-	unsigned idx = str_memo_get(w, s, len);
+	w->str[idx].referenced = true;
+	w->str[idx].stamp = w->serial;
+}
+
+/* str_ref_memo() for a string that is not pinned: checked, or looked up. */
+static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, const char *s,
+						       size_t len, struct str_memo *m)
+{
 	int ref;
 
-	if (idx) {
-		w->str[idx].referenced = true;
-		w->str[idx].stamp = w->serial;
-		return (int)idx;
+	if (m->s == s && m->idx && str_slot_holds(w, m->idx, s, len)) {
+		str_slot_use(w, m->idx);
+		return (int)m->idx;
 	}
 	ref = str_ref(w, s, len == SIZE_MAX ? strlen(s) : len);
-	if (ref > 0 && ref <= STR_INTERN_LAST)
-		*str_memo_of(w, s) = (struct str_memo){ .s = s, .idx = (unsigned)ref };
+	/* a pinned string keeps its entry: it needs no content check */
+	if (ref > 0 && ref <= STR_INTERN_LAST && !m->pinned)
+		*m = (struct str_memo){ .s = s, .idx = (unsigned)ref };
 	return ref;
+}
+
+/*
+ * str_ref() through the memo; len SIZE_MAX: s is NUL-terminated.  The
+ * memo's slot is taken without a look when s is a string the caller
+ * pinned (fxt_writer_pin_string()), else if it still holds the bytes at s.
+ * The pinned case is most of them: it is kept small enough to need no
+ * saved registers.
+ */
+static inline int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
+{
+	struct str_memo *m = str_memo_of(w, s);
+
+	if (__builtin_expect(m->s == s && m->pinned, 1)) {
+		str_slot_use(w, m->idx);
+		return (int)m->idx;
+	}
+	return str_ref_memo_slow(w, s, len, m);
 }
 
 static int str_ref_cstr(struct fxt_writer *w, const char *s)
@@ -1025,6 +1046,7 @@ int fxt_writer_pin_string(struct fxt_writer *w, const char *s)
 		return -ENOSPC;
 	w->str[idx].pinned = true;
 	w->npinned++;
+	*str_memo_of(w, s) = (struct str_memo){ .s = s, .idx = (unsigned)idx, .pinned = true };
 	return idx;
 }
 

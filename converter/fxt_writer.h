@@ -281,9 +281,12 @@ void fxt_writer_get_stats(const struct fxt_writer *w,
 /*
  * Give s a permanent string-table slot and write its string record now.
  * Use it for names used all the time (categories, op names, argument
- * names).  Returns the index (> 0), or -ENOSPC when FXT_MAX_PINNED strings
- * are already pinned, -EINVAL for "" or a string longer than
- * FXT_INTERN_MAX_LEN (both stay usable unpinned), or the sticky error.
+ * names).  s must stay valid and unchanged while the writer lives (a
+ * string literal): later uses of that same pointer take the slot without
+ * comparing the bytes.  Returns the index (> 0), or -ENOSPC when
+ * FXT_MAX_PINNED strings are already pinned, -EINVAL for "" or a string
+ * longer than FXT_INTERN_MAX_LEN (both stay usable unpinned), or the
+ * sticky error.
  */
 int fxt_writer_pin_string(struct fxt_writer *w, const char *s);
 

@@ -532,6 +532,8 @@ END_TEST
 
 START_TEST(test_pin_limit)
 {
+	/* pinned strings must stay unchanged while the writer lives */
+	static char pins[FXT_MAX_PINNED][16];
 	struct membuf mb;
 	struct fxt_writer *w = mem_writer(&mb);
 	char name[32];
@@ -541,8 +543,8 @@ START_TEST(test_pin_limit)
 	/* the writer pinned "process" itself */
 	ck_assert_int_eq(fxt_writer_pin_string(w, "process"), 1);
 	for (unsigned i = 1; i < FXT_MAX_PINNED; i++) {
-		snprintf(name, sizeof(name), "pin-%05u", i);
-		idx = fxt_writer_pin_string(w, name);
+		snprintf(pins[i], sizeof(pins[i]), "pin-%05u", i);
+		idx = fxt_writer_pin_string(w, pins[i]);
 		ck_assert_int_gt(idx, 0);
 		ck_assert_int_lt(idx, 0x7fc0);
 	}
