@@ -121,12 +121,30 @@ static const char *column_header(const char *field)
 	return field;
 }
 
+/* field_flags(): the text of a recent value of a flag set */
+struct flags_memo {
+	uint64_t v;			/* 0: empty (0 prints "none") */
+	bool plain;			/* no byte needs quoting or checking */
+	uint16_t len;
+	char text[FLAGS_TEXT_MAX];
+};
+
+/* One table's file and the state of the row being written to it. */
+struct csv_table {
+	struct out_buf out;
+	bool first;			/* no field written yet on this row */
+	bool wall_valid;		/* field_wall(): the cached date and second */
+	int64_t wall_sec;
+	char wall_prefix[TIMEBASE_ISO_LEN];
+	size_t wall_len;
+	struct flags_memo flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
+};
+
 struct csv {
 	struct output base;
 	struct output_config cfg;
-	struct out_buf f[CSV_NFILES];
+	struct csv_table f[CSV_NFILES];
 	char *path[CSV_NFILES];
-	bool first;			/* no field written yet on this row */
 	struct output_meta meta;
 	struct hmap tasks;		/* tid -> const struct model_task * */
 	struct hmap rings;		/* number -> const struct model_ring * (selected) */
@@ -141,17 +159,6 @@ struct csv {
 	} type_cols[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
-	/* field_flags(): the text of recent values of each flag set */
-	struct flags_memo {
-		uint64_t v;		/* 0: empty (0 prints "none") */
-		bool plain;		/* no byte needs quoting or checking */
-		uint16_t len;
-		char text[FLAGS_TEXT_MAX];
-	} flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
-	bool wall_valid;
-	int64_t wall_sec;
-	char wall_prefix[TIMEBASE_ISO_LEN];
-	size_t wall_len;
 	bool oom;
 };
 
@@ -161,18 +168,18 @@ struct csv {
 
 /* The writers below store straight into the file's out_buf: stdio's
  * per-character calls were a quarter of CSV's own time (out_buf.h). */
-static void sep(struct csv *c, struct out_buf *f)
+static void sep(struct csv_table *f)
 {
-	if (!c->first)
-		out_buf_putc(f, ',');
-	c->first = false;
+	if (!f->first)
+		out_buf_putc(&f->out, ',');
+	f->first = false;
 }
 
-static void eol(struct csv *c, struct out_buf *f)
+static void eol(struct csv_table *f)
 {
-	out_buf_putc(f, '\r');
-	out_buf_putc(f, '\n');
-	c->first = true;
+	out_buf_putc(&f->out, '\r');
+	out_buf_putc(&f->out, '\n');
+	f->first = true;
 }
 
 /* Digits of v: ~log10 from its bit length, then one comparison. */
@@ -193,18 +200,18 @@ static unsigned dec_len(uint64_t v)
 }
 
 /* Printed in place: a copy per number was a tenth of the run time. */
-static void put_u64(struct out_buf *f, uint64_t v)
+static void put_u64(struct csv_table *f, uint64_t v)
 {
 	unsigned n = dec_len(v);
 
-	dec_u64(out_buf_room(f, DEC_U64_MAX) + n, v);
-	out_buf_commit(f, n);
+	dec_u64(out_buf_room(&f->out, DEC_U64_MAX) + n, v);
+	out_buf_commit(&f->out, n);
 }
 
-static void put_i64(struct out_buf *f, int64_t v)
+static void put_i64(struct csv_table *f, int64_t v)
 {
 	if (v < 0) {
-		out_buf_putc(f, '-');
+		out_buf_putc(&f->out, '-');
 		put_u64(f, (uint64_t)0 - (uint64_t)v);
 	} else {
 		put_u64(f, (uint64_t)v);
@@ -217,16 +224,16 @@ static const unsigned char csv_special[256] = {
 	[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
 
-static void field_strn(struct csv *c, struct out_buf *f, const char *s, size_t n)
+static void field_strn(struct csv_table *f, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	bool quote = false, plain = true;
 
-	sep(c, f);
+	sep(f);
 	/* Almost every cell is plain ASCII: copy and check in one pass,
 	 * and commit it unless a byte needs the careful path below. */
 	if (n <= OUT_BUF_BYTES) {
-		char *p = out_buf_room(f, n);
+		char *p = out_buf_room(&f->out, n);
 		unsigned char special = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -234,7 +241,7 @@ static void field_strn(struct csv *c, struct out_buf *f, const char *s, size_t n
 			special |= csv_special[u[i]] | (u[i] & 0x80);
 		}
 		if (!special) {
-			out_buf_commit(f, n);
+			out_buf_commit(&f->out, n);
 			return;
 		}
 	}
@@ -245,9 +252,9 @@ static void field_strn(struct csv *c, struct out_buf *f, const char *s, size_t n
 			plain = false;
 	}
 	if (quote)
-		out_buf_putc(f, '"');
+		out_buf_putc(&f->out, '"');
 	if (plain) {
-		out_buf_put(f, s, n);
+		out_buf_put(&f->out, s, n);
 	} else {
 		for (size_t i = 0; i < n;) {
 			size_t l = utf8_seq_len(u + i, n - i);
@@ -255,48 +262,48 @@ static void field_strn(struct csv *c, struct out_buf *f, const char *s, size_t n
 			if (!l) {
 				static const char hex[] = "0123456789abcdef";
 
-				out_buf_putc(f, '\\');
-				out_buf_putc(f, 'x');
-				out_buf_putc(f, hex[u[i] >> 4]);
-				out_buf_putc(f, hex[u[i] & 15]);
+				out_buf_putc(&f->out, '\\');
+				out_buf_putc(&f->out, 'x');
+				out_buf_putc(&f->out, hex[u[i] >> 4]);
+				out_buf_putc(&f->out, hex[u[i] & 15]);
 				i++;
 				continue;
 			}
 			if (u[i] == '"')
-				out_buf_putc(f, '"');
-			out_buf_put(f, u + i, l);
+				out_buf_putc(&f->out, '"');
+			out_buf_put(&f->out, u + i, l);
 			i += l;
 		}
 	}
 	if (quote)
-		out_buf_putc(f, '"');
+		out_buf_putc(&f->out, '"');
 }
 
-static void field_str(struct csv *c, struct out_buf *f, const char *s)
+static void field_str(struct csv_table *f, const char *s)
 {
-	field_strn(c, f, s, strlen(s));
+	field_strn(f, s, strlen(s));
 }
 
-static void field_empty(struct csv *c, struct out_buf *f)
+static void field_empty(struct csv_table *f)
 {
-	sep(c, f);
+	sep(f);
 }
 
 /* n empty cells after the first of a row: n separators at once. */
-static void empties(struct csv *c, struct out_buf *f, size_t n)
+static void empties(struct csv *c, struct csv_table *f, size_t n)
 {
-	out_buf_put(f, c->commas, n);
+	out_buf_put(&f->out, c->commas, n);
 }
 
-static void field_u64(struct csv *c, struct out_buf *f, uint64_t v)
+static void field_u64(struct csv_table *f, uint64_t v)
 {
-	sep(c, f);
+	sep(f);
 	put_u64(f, v);
 }
 
-static void field_i64(struct csv *c, struct out_buf *f, int64_t v)
+static void field_i64(struct csv_table *f, int64_t v)
 {
-	sep(c, f);
+	sep(f);
 	put_i64(f, v);
 }
 
@@ -313,49 +320,49 @@ static const char hex_pairs[513] =
 	"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
 
 /* 0x and 2 * nbytes digits, leading zeros kept. */
-static void field_hex_bytes(struct csv *c, struct out_buf *f, uint64_t v, unsigned nbytes)
+static void field_hex_bytes(struct csv_table *f, uint64_t v, unsigned nbytes)
 {
 	char *p;
 
-	sep(c, f);
-	p = out_buf_room(f, 2 + 2 * nbytes);
+	sep(f);
+	p = out_buf_room(&f->out, 2 + 2 * nbytes);
 	p[0] = '0';
 	p[1] = 'x';
 	for (unsigned i = nbytes; i--; v >>= 8)
 		memcpy(p + 2 + 2 * i, hex_pairs + 2 * (v & 0xff), 2);
-	out_buf_commit(f, 2 + 2 * nbytes);
+	out_buf_commit(&f->out, 2 + 2 * nbytes);
 }
 
-static void field_hex(struct csv *c, struct out_buf *f, uint64_t v)
+static void field_hex(struct csv_table *f, uint64_t v)
 {
-	field_hex_bytes(c, f, v, 8);
+	field_hex_bytes(f, v, 8);
 }
 
 /* "0x%08x": PF_* task flags, as the kernel prints them. */
-static void field_hex32(struct csv *c, struct out_buf *f, uint32_t v)
+static void field_hex32(struct csv_table *f, uint32_t v)
 {
-	field_hex_bytes(c, f, v, 4);
+	field_hex_bytes(f, v, 4);
 }
 
-static void field_bool(struct csv *c, struct out_buf *f, bool v)
+static void field_bool(struct csv_table *f, bool v)
 {
-	field_str(c, f, v ? "true" : "false");
+	field_str(f, v ? "true" : "false");
 }
 
 /* A point in time: relative ns, -1 when it did not happen. */
-static void field_t(struct csv *c, struct out_buf *f, uint64_t ts)
+static void field_t(struct csv *c, struct csv_table *f, uint64_t ts)
 {
-	field_i64(c, f, ts ? timebase_rel(c->meta.tb, ts) : -1);
+	field_i64(f, ts ? timebase_rel(c->meta.tb, ts) : -1);
 }
 
 /* Wall-clock ISO 8601; the date-and-seconds prefix is cached, as rows
  * come in time order and gmtime + snprintf per row was the hot spot. */
-static void field_wall(struct csv *c, struct out_buf *f, uint64_t ts)
+static void field_wall(struct csv *c, struct csv_table *f, uint64_t ts)
 {
 	int64_t real, sec, nsec;
 	char ns[11];
 
-	sep(c, f);
+	sep(f);
 	if (!ts || !timebase_wall(c->meta.tb, ts, &real))
 		return;
 	sec = real / 1000000000;
@@ -364,7 +371,7 @@ static void field_wall(struct csv *c, struct out_buf *f, uint64_t ts)
 		nsec += 1000000000;
 		sec--;
 	}
-	if (!c->wall_valid || sec != c->wall_sec) {
+	if (!f->wall_valid || sec != f->wall_sec) {
 		char iso[TIMEBASE_ISO_LEN];
 
 		const char *dot;
@@ -374,16 +381,16 @@ static void field_wall(struct csv *c, struct out_buf *f, uint64_t ts)
 		if (!dot)
 			return;		/* beyond what gmtime can express */
 		/* "YYYY-MM-DDTHH:MM:SS." */
-		c->wall_len = (size_t)(dot - iso) + 1;
-		memcpy(c->wall_prefix, iso, c->wall_len);
-		c->wall_sec = sec;
-		c->wall_valid = true;
+		f->wall_len = (size_t)(dot - iso) + 1;
+		memcpy(f->wall_prefix, iso, f->wall_len);
+		f->wall_sec = sec;
+		f->wall_valid = true;
 	}
-	out_buf_put(f, c->wall_prefix, c->wall_len);
+	out_buf_put(&f->out, f->wall_prefix, f->wall_len);
 	/* nine digits with leading zeros: a 1 prefixed, then dropped */
 	dec_u64(ns + sizeof(ns) - 1, 1000000000u + (uint64_t)nsec);
 	ns[sizeof(ns) - 1] = 'Z';
-	out_buf_put(f, ns + 1, sizeof(ns) - 1);
+	out_buf_put(&f->out, ns + 1, sizeof(ns) - 1);
 }
 
 /*
@@ -391,12 +398,12 @@ static void field_wall(struct csv *c, struct out_buf *f, uint64_t ts)
  * value is remembered per set: rows repeat a few values, and formatting
  * them was a twentieth of CSV's time.
  */
-static void field_flags(struct csv *c, struct out_buf *f, uint64_t v, enum flags_set set)
+static void field_flags(struct csv *c, struct csv_table *f, uint64_t v, enum flags_set set)
 {
-	struct flags_memo *m = &c->flags_memo[set][((v * 0x9e3779b97f4a7c15ull) >> 32) % FLAGS_MEMO_WAYS];
+	struct flags_memo *m = &f->flags_memo[set][((v * 0x9e3779b97f4a7c15ull) >> 32) % FLAGS_MEMO_WAYS];
 
 	if (!v) {
-		field_strn(c, f, FLAGS_NONE, sizeof(FLAGS_NONE) - 1);
+		field_strn(f, FLAGS_NONE, sizeof(FLAGS_NONE) - 1);
 		return;
 	}
 	if (m->v != v) {
@@ -414,37 +421,37 @@ static void field_flags(struct csv *c, struct out_buf *f, uint64_t v, enum flags
 		m->v = v;
 	}
 	if (!m->plain) {
-		field_strn(c, f, m->text, m->len);
+		field_strn(f, m->text, m->len);
 		return;
 	}
-	sep(c, f);
-	out_buf_put(f, m->text, m->len);
+	sep(f);
+	out_buf_put(&f->out, m->text, m->len);
 }
 
-static void field_errno(struct csv *c, struct out_buf *f, int64_t res)
+static void field_errno(struct csv_table *f, int64_t res)
 {
 	char buf[NAMES_MAX_LEN];
 
 	if (res < 0)
-		field_str(c, f, names_errno(res, buf));
+		field_str(f, names_errno(res, buf));
 	else
-		field_empty(c, f);
+		field_empty(f);
 }
 
-static void field_opt_u64(struct csv *c, struct out_buf *f, bool valid, uint64_t v)
+static void field_opt_u64(struct csv_table *f, bool valid, uint64_t v)
 {
 	if (valid)
-		field_u64(c, f, v);
+		field_u64(f, v);
 	else
-		field_empty(c, f);
+		field_empty(f);
 }
 
-static void header(struct csv *c, struct out_buf *f, const char *cols)
+static void header(struct csv *c, struct csv_table *f, const char *cols)
 {
 	(void)c;
 	for (const char *p = cols; *p; p++)
-		out_buf_putc(f, *p == ' ' ? ',' : *p);
-	out_buf_put(f, "\r\n", 2);
+		out_buf_putc(&f->out, *p == ' ' ? ',' : *p);
+	out_buf_put(&f->out, "\r\n", 2);
 }
 
 static const struct model_task *task_of(const struct csv *c, uint32_t tid)
@@ -452,29 +459,29 @@ static const struct model_task *task_of(const struct csv *c, uint32_t tid)
 	return tid ? hmap_get(&c->tasks, tid, 0) : NULL;
 }
 
-static void field_comm(struct csv *c, struct out_buf *f, uint32_t tid)
+static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 {
 	const struct model_task *t = task_of(c, tid);
 
 	if (t && t->name_known)
-		field_str(c, f, t->comm);
+		field_str(f, t->comm);
 	else
-		field_empty(c, f);
+		field_empty(f);
 }
 
-static void field_ring(struct csv *c, struct out_buf *f, const struct model_ring *r)
+static void field_ring(struct csv_table *f, const struct model_ring *r)
 {
 	if (r) {
-		field_u64(c, f, r->number);
-		field_hex(c, f, r->ring_id);
+		field_u64(f, r->number);
+		field_hex(f, r->ring_id);
 		if (r->fd >= 0)
-			field_i64(c, f, r->fd);
+			field_i64(f, r->fd);
 		else
-			field_empty(c, f);
+			field_empty(f);
 	} else {
-		field_empty(c, f);
-		field_empty(c, f);
-		field_empty(c, f);
+		field_empty(f);
+		field_empty(f);
+		field_empty(f);
 	}
 }
 
@@ -493,62 +500,62 @@ static void field_ring(struct csv *c, struct out_buf *f, const struct model_ring
 static void c_request(struct output *o, const struct model_request *r)
 {
 	struct csv *c = C(o);
-	struct out_buf *f = &c->f[CSV_REQUESTS];
+	struct csv_table *f = &c->f[CSV_REQUESTS];
 	char buf[512], op[NAMES_MAX_LEN];
 	bool sqe = r->sqe_fields_valid;
 	bool have_res = r->complete_ts || r->overflow_ts;
 
-	field_u64(c, f, r->id);
-	field_ring(c, f, r->ring);
-	field_opt_u64(c, f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
-	field_opt_u64(c, f, r->submit_tid, r->submit_tid);
+	field_u64(f, r->id);
+	field_ring(f, r->ring);
+	field_opt_u64(f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
+	field_opt_u64(f, r->submit_tid, r->submit_tid);
 	field_comm(c, f, r->submit_tid);
-	field_str(c, f, names_opcode(c->meta.names, r->opcode, op));
-	field_u64(c, f, r->opcode);
-	field_u64(c, f, r->user_data);
+	field_str(f, names_opcode(c->meta.names, r->opcode, op));
+	field_u64(f, r->opcode);
+	field_u64(f, r->user_data);
 	if (sqe)
-		field_i64(c, f, r->fd);
+		field_i64(f, r->fd);
 	else
-		field_empty(c, f);
-	field_opt_u64(c, f, r->off_valid, r->off);
-	field_opt_u64(c, f, sqe, r->len);
+		field_empty(f);
+	field_opt_u64(f, r->off_valid, r->off);
+	field_opt_u64(f, sqe, r->len);
 	if (r->sqe_valid)
 		field_flags(c, f, r->sqe_flags, FLAGS_SQE);
 	else
-		field_empty(c, f);
-	field_opt_u64(c, f, sqe, r->ioprio);
-	field_opt_u64(c, f, sqe, r->buf_index);
-	field_opt_u64(c, f, sqe, r->personality);
-	field_opt_u64(c, f, sqe, r->op_flags);
+		field_empty(f);
+	field_opt_u64(f, sqe, r->ioprio);
+	field_opt_u64(f, sqe, r->buf_index);
+	field_opt_u64(f, sqe, r->personality);
+	field_opt_u64(f, sqe, r->op_flags);
 	if (r->sqe_valid && r->path != PATH_FAILED)
 		field_flags(c, f, r->req_flags, FLAGS_REQ);
 	else
-		field_empty(c, f);
+		field_empty(f);
 	field_t(c, f, r->submit_ts);
-	field_u64(c, f, r->submit_ts);
+	field_u64(f, r->submit_ts);
 	field_wall(c, f, r->submit_ts);
 	field_t(c, f, r->complete_ts);
-	field_u64(c, f, r->complete_ts);
-	field_i64(c, f, r->submit_ts && r->complete_ts && r->complete_ts >= r->submit_ts ?
+	field_u64(f, r->complete_ts);
+	field_i64(f, r->submit_ts && r->complete_ts && r->complete_ts >= r->submit_ts ?
 		  (int64_t)(r->complete_ts - r->submit_ts) : -1);
 	if (have_res)
-		field_i64(c, f, r->res);
+		field_i64(f, r->res);
 	else
-		field_empty(c, f);
+		field_empty(f);
 	if (have_res)
-		field_errno(c, f, r->res);
+		field_errno(f, r->res);
 	else
-		field_empty(c, f);
+		field_empty(f);
 	if (have_res)
 		field_flags(c, f, r->cflags, FLAGS_CQE);
 	else
-		field_empty(c, f);
-	field_str(c, f, path_name(r->path));
-	field_str(c, f, r->modifiers ? format_modifiers(buf, sizeof(buf), r->modifiers) : FLAGS_NONE);
-	field_str(c, f, status_name(r->status));
-	field_str(c, f, incomplete_reason_name(r->incomplete_reason));
-	field_opt_u64(c, f, r->worker_tid, r->worker_tid);
-	field_opt_u64(c, f, r->submit_syscall, r->submit_syscall);
+		field_empty(f);
+	field_str(f, path_name(r->path));
+	field_str(f, r->modifiers ? format_modifiers(buf, sizeof(buf), r->modifiers) : FLAGS_NONE);
+	field_str(f, status_name(r->status));
+	field_str(f, incomplete_reason_name(r->incomplete_reason));
+	field_opt_u64(f, r->worker_tid, r->worker_tid);
+	field_opt_u64(f, r->submit_syscall, r->submit_syscall);
 	field_t(c, f, r->defer_ts);
 	field_t(c, f, r->queue_async_ts);
 	field_t(c, f, r->poll_arm_ts);
@@ -556,26 +563,26 @@ static void c_request(struct output *o, const struct model_request *r)
 	field_t(c, f, r->work_begin_ts);
 	field_t(c, f, r->work_end_ts);
 	field_t(c, f, r->tw_run_ts);
-	field_opt_u64(c, f, r->tw_run_tid, r->tw_run_tid);
-	field_opt_u64(c, f, r->complete_tid, r->complete_tid);
+	field_opt_u64(f, r->tw_run_tid, r->tw_run_tid);
+	field_opt_u64(f, r->complete_tid, r->complete_tid);
 	field_comm(c, f, r->complete_tid);
-	field_opt_u64(c, f, r->complete_syscall, r->complete_syscall);
+	field_opt_u64(f, r->complete_syscall, r->complete_syscall);
 	field_t(c, f, r->first_cqe_ts);
-	field_u64(c, f, r->ncqes);
+	field_u64(f, r->ncqes);
 	field_t(c, f, r->overflow_ts);
-	field_opt_u64(c, f, r->chain_id, r->chain_id);
-	field_opt_u64(c, f, r->chain_id, r->chain_pos);
-	field_opt_u64(c, f, r->link_prev, r->link_prev);
-	field_opt_u64(c, f, r->link_next, r->link_next);
+	field_opt_u64(f, r->chain_id, r->chain_id);
+	field_opt_u64(f, r->chain_id, r->chain_pos);
+	field_opt_u64(f, r->link_prev, r->link_prev);
+	field_opt_u64(f, r->link_next, r->link_next);
 	field_t(c, f, r->fail_link_ts);
 	if (r->path == PATH_FAILED) {
-		field_i64(c, f, r->init_error);
-		field_errno(c, f, r->init_error);
+		field_i64(f, r->init_error);
+		field_errno(f, r->init_error);
 	} else {
-		field_empty(c, f);
-		field_empty(c, f);
+		field_empty(f);
+		field_empty(f);
 	}
-	eol(c, f);
+	eol(f);
 }
 
 #define SYSCALL_COLUMNS \
@@ -589,67 +596,67 @@ static void c_request(struct output *o, const struct model_request *r)
 static void c_syscall(struct output *o, const struct model_syscall *s)
 {
 	struct csv *c = C(o);
-	struct out_buf *f = &c->f[CSV_SYSCALLS];
+	struct csv_table *f = &c->f[CSV_SYSCALLS];
 	bool enter = s->kind == SYS_ENTER, setup = s->kind == SYS_SETUP;
 	bool reg = s->kind == SYS_REGISTER;
 
-	field_u64(c, f, s->id);
-	field_u64(c, f, s->pid);
-	field_u64(c, f, s->tid);
+	field_u64(f, s->id);
+	field_u64(f, s->pid);
+	field_u64(f, s->tid);
 	field_comm(c, f, s->tid);
-	field_str(c, f, syscall_kind_name(s->kind));
-	field_ring(c, f, s->ring);
+	field_str(f, syscall_kind_name(s->kind));
+	field_ring(f, s->ring);
 	if (setup)
-		field_empty(c, f);
+		field_empty(f);
 	else
-		field_i64(c, f, s->fd);
+		field_i64(f, s->fd);
 	if (setup)
-		field_empty(c, f);
+		field_empty(f);
 	else
-		field_bool(c, f, s->registered_ring);
+		field_bool(f, s->registered_ring);
 	field_t(c, f, s->begin_ts);
 	field_t(c, f, s->end_ts);
-	field_u64(c, f, s->end_ts - s->begin_ts);
-	field_u64(c, f, s->begin_ts);
+	field_u64(f, s->end_ts - s->begin_ts);
+	field_u64(f, s->begin_ts);
 	field_wall(c, f, s->begin_ts);
-	field_i64(c, f, s->ret);
-	field_errno(c, f, s->ret);
-	field_opt_u64(c, f, enter, s->to_submit);
-	field_opt_u64(c, f, enter, s->min_complete);
+	field_i64(f, s->ret);
+	field_errno(f, s->ret);
+	field_opt_u64(f, enter, s->to_submit);
+	field_opt_u64(f, enter, s->min_complete);
 	if (enter)
 		field_flags(c, f, s->enter_flags, FLAGS_ENTER);
 	else
-		field_empty(c, f);
-	field_opt_u64(c, f, enter, s->submitted);
-	field_opt_u64(c, f, enter, s->completed);
+		field_empty(f);
+	field_opt_u64(f, enter, s->submitted);
+	field_opt_u64(f, enter, s->completed);
 	field_t(c, f, s->wait_ts);
-	field_u64(c, f, enter ? syscall_submit_ns(s) : 0);
-	field_u64(c, f, enter ? syscall_wait_ns(s) : 0);
-	field_opt_u64(c, f, enter && s->wait_ts, (uint64_t)s->wait_min_events);
-	field_opt_u64(c, f, s->state_begin_valid, (uint32_t)(s->sq_tail[0] - s->sq_head[0]));
-	field_opt_u64(c, f, s->state_begin_valid, (uint32_t)(s->cq_tail[0] - s->cq_head[0]));
-	field_opt_u64(c, f, s->state_end_valid, (uint32_t)(s->sq_tail[1] - s->sq_head[1]));
-	field_opt_u64(c, f, s->state_end_valid, (uint32_t)(s->cq_tail[1] - s->cq_head[1]));
-	field_opt_u64(c, f, setup && s->params_valid, s->entries);
+	field_u64(f, enter ? syscall_submit_ns(s) : 0);
+	field_u64(f, enter ? syscall_wait_ns(s) : 0);
+	field_opt_u64(f, enter && s->wait_ts, (uint64_t)s->wait_min_events);
+	field_opt_u64(f, s->state_begin_valid, (uint32_t)(s->sq_tail[0] - s->sq_head[0]));
+	field_opt_u64(f, s->state_begin_valid, (uint32_t)(s->cq_tail[0] - s->cq_head[0]));
+	field_opt_u64(f, s->state_end_valid, (uint32_t)(s->sq_tail[1] - s->sq_head[1]));
+	field_opt_u64(f, s->state_end_valid, (uint32_t)(s->cq_tail[1] - s->cq_head[1]));
+	field_opt_u64(f, setup && s->params_valid, s->entries);
 	if (setup && s->params_valid)
 		field_flags(c, f, s->setup_flags, FLAGS_SETUP);
 	else
-		field_empty(c, f);
-	field_opt_u64(c, f, setup && s->params_valid, s->sq_thread_cpu);
-	field_opt_u64(c, f, setup && s->params_valid, s->sq_thread_idle);
-	field_opt_u64(c, f, setup && s->params_valid, s->cq_entries);
+		field_empty(f);
+	field_opt_u64(f, setup && s->params_valid, s->sq_thread_cpu);
+	field_opt_u64(f, setup && s->params_valid, s->sq_thread_idle);
+	field_opt_u64(f, setup && s->params_valid, s->cq_entries);
 	if (reg) {
 		const char *n = uring_register_opcode_name(s->reg_opcode);
 		char num[16];
 
 		snprintf(num, sizeof(num), "%u", s->reg_opcode);
-		field_str(c, f, n ? n : num);
+		field_str(f, n ? n : num);
 	} else {
-		field_empty(c, f);
+		field_empty(f);
 	}
-	field_opt_u64(c, f, reg, s->nr_args);
-	field_bool(c, f, s->events_lost);
-	eol(c, f);
+	field_opt_u64(f, reg, s->nr_args);
+	field_bool(f, s->events_lost);
+	eol(f);
 }
 
 #define LOSS_COLUMNS \
@@ -658,21 +665,21 @@ static void c_syscall(struct output *o, const struct model_syscall *s)
 static void c_loss(struct output *o, const struct model_loss *l)
 {
 	struct csv *c = C(o);
-	struct out_buf *f = &c->f[CSV_LOSSES];
+	struct csv_table *f = &c->f[CSV_LOSSES];
 
-	field_opt_u64(c, f, l->cpu != LOG_STREAM_GLOBAL, l->cpu);
-	field_str(c, f, loss_source_name(l->source));
+	field_opt_u64(f, l->cpu != LOG_STREAM_GLOBAL, l->cpu);
+	field_str(f, loss_source_name(l->source));
 	field_t(c, f, l->first_ts);
 	field_t(c, f, l->last_ts);
-	field_u64(c, f, l->last_ts - l->first_ts);
-	field_u64(c, f, l->first_ts);
+	field_u64(f, l->last_ts - l->first_ts);
+	field_u64(f, l->first_ts);
 	field_wall(c, f, l->first_ts);
 	if (l->source == LOSS_FRAME_GAP || l->source == LOSS_LOG_CUT)
-		field_empty(c, f);	/* its size is unknown */
+		field_empty(f);	/* its size is unknown */
 	else
-		field_u64(c, f, l->count);
-	field_str(c, f, l->detail ? l->detail : "");
-	eol(c, f);
+		field_u64(f, l->count);
+	field_str(f, l->detail ? l->detail : "");
+	eol(f);
 }
 
 #define COUNTER_COLUMNS "time_ns ring counter value"
@@ -680,13 +687,13 @@ static void c_loss(struct output *o, const struct model_loss *l)
 static void c_counter(struct output *o, const struct model_counter *k)
 {
 	struct csv *c = C(o);
-	struct out_buf *f = &c->f[CSV_COUNTERS];
+	struct csv_table *f = &c->f[CSV_COUNTERS];
 
 	field_t(c, f, k->ts);
-	field_u64(c, f, k->ring->number);
-	field_str(c, f, counter_kind_name(k->kind));
-	field_i64(c, f, k->value);
-	eol(c, f);
+	field_u64(f, k->ring->number);
+	field_str(f, counter_kind_name(k->kind));
+	field_i64(f, k->value);
+	eol(f);
 }
 
 static void c_ring(struct output *o, const struct model_ring *r)
@@ -803,7 +810,7 @@ static const char *task_reason_name(unsigned r)
 	return NULL;
 }
 
-static void event_field(struct csv *c, struct out_buf *f, const struct raw_event *e,
+static void event_field(struct csv *c, struct csv_table *f, const struct raw_event *e,
 			const struct ev_field *fld, const struct event_column *col)
 {
 	const unsigned char *p = (const unsigned char *)e->rec + fld->offset;
@@ -813,14 +820,14 @@ static void event_field(struct csv *c, struct out_buf *f, const struct raw_event
 
 	switch (fld->kind) {
 	case EVK_COMM:
-		field_strn(c, f, (const char *)p, strnlen((const char *)p, fld->size));
+		field_strn(f, (const char *)p, strnlen((const char *)p, fld->size));
 		return;
 	case EVK_ID:
-		field_hex(c, f, read_uint(p, fld->size));
+		field_hex(f, read_uint(p, fld->size));
 		return;
 	case EVK_S32:
 	case EVK_S64:
-		field_i64(c, f, read_sint(p, fld->size));
+		field_i64(f, read_sint(p, fld->size));
 		return;
 	default:
 		break;
@@ -832,12 +839,12 @@ static void event_field(struct csv *c, struct out_buf *f, const struct raw_event
 			const char *r = uring_register_opcode_name((unsigned)v);
 
 			if (r) {
-				field_str(c, f, r);
+				field_str(f, r);
 				return;
 			}
 			break;
 		}
-		field_str(c, f, names_opcode(c->meta.names, (unsigned)v, buf));
+		field_str(f, names_opcode(c->meta.names, (unsigned)v, buf));
 		return;
 	case FMT_SQE_FLAGS:
 		field_flags(c, f, v, FLAGS_SQE);
@@ -856,15 +863,15 @@ static void event_field(struct csv *c, struct out_buf *f, const struct raw_event
 		return;
 	case FMT_TASK_REASON:
 		if (type == EV_TASK && task_reason_name((unsigned)v)) {
-			field_str(c, f, task_reason_name((unsigned)v));
+			field_str(f, task_reason_name((unsigned)v));
 			return;
 		}
 		break;
 	case FMT_TASK_FLAGS:
 		if (fld->size <= 4)
-			field_hex32(c, f, (uint32_t)v);
+			field_hex32(f, (uint32_t)v);
 		else
-			field_hex(c, f, v);
+			field_hex(f, v);
 		return;
 	case FMT_TIME:
 		field_t(c, f, v);
@@ -872,7 +879,7 @@ static void event_field(struct csv *c, struct out_buf *f, const struct raw_event
 	case FMT_PLAIN:
 		break;
 	}
-	field_u64(c, f, v);
+	field_u64(f, v);
 }
 
 /* submit/req_failed offsets the recorder zeroed (the slot is a pointer). */
@@ -888,25 +895,25 @@ static bool raw_off_zeroed(const struct csv *c, const struct ev_header *h)
 static void c_raw(struct output *o, const struct raw_event *e)
 {
 	struct csv *c = C(o);
-	struct out_buf *f = &c->f[CSV_EVENTS];
+	struct csv_table *f = &c->f[CSV_EVENTS];
 	const struct ev_header *h = e->rec;
 	int64_t res = 0;
 	bool has_res = false;
 	unsigned ntc, col = 0;
 
 	field_t(c, f, h->ts);
-	field_u64(c, f, h->ts);
+	field_u64(f, h->ts);
 	field_wall(c, f, h->ts);
-	field_opt_u64(c, f, e->cpu != LOG_STREAM_GLOBAL, e->cpu);
-	field_str(c, f, e->type->name);
-	field_u64(c, f, h->tgid);
-	field_u64(c, f, h->tid);
+	field_opt_u64(f, e->cpu != LOG_STREAM_GLOBAL, e->cpu);
+	field_str(f, e->type->name);
+	field_u64(f, h->tgid);
+	field_u64(f, h->tid);
 	if (e->task->name_known)
-		field_str(c, f, e->task->comm);
+		field_str(f, e->task->comm);
 	else
-		field_empty(c, f);
-	field_opt_u64(c, f, e->ring, e->ring ? e->ring->number : 0);
-	field_opt_u64(c, f, e->request_id, e->request_id);
+		field_empty(f);
+	field_opt_u64(f, e->ring, e->ring ? e->ring->number : 0);
+	field_opt_u64(f, e->request_id, e->request_id);
 	field_flags(c, f, h->flags, FLAGS_EVF);
 	ntc = h->type < EV_TYPE_LIMIT ? c->ntype_cols[h->type] : 0;
 	for (unsigned i = 0; i < ntc; i++) {
@@ -916,7 +923,7 @@ static void c_raw(struct output *o, const struct raw_event *e)
 		col = tc->col + 1u;
 		if ((h->flags & tc->known.mask) != tc->known.want ||
 		    (tc->is_off && raw_off_zeroed(c, h))) {
-			field_empty(c, f);
+			field_empty(f);
 			continue;
 		}
 		event_field(c, f, e, tc->fld, &c->cols[tc->col]);
@@ -927,10 +934,10 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	}
 	empties(c, f, c->ncols - col);
 	if (has_res)
-		field_errno(c, f, res);
+		field_errno(f, res);
 	else
-		field_empty(c, f);
-	eol(c, f);
+		field_empty(f);
+	eol(f);
 }
 
 /* --------------------------------------------------------- begin / end */
@@ -965,7 +972,7 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 		}
 	}
 	for (int i = 0; i < CSV_NFILES; i++)
-		if (out_buf_open(&c->f[i], c->path[i], c->cfg.force, err, errlen))
+		if (out_buf_open(&c->f[i].out, c->path[i], c->cfg.force, err, errlen))
 			return -1;
 	return 0;
 }
@@ -973,10 +980,11 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
 	struct csv *c = C(o);
-	struct out_buf *f;
+	struct csv_table *f;
 
 	c->meta = *meta;
-	c->first = true;
+	for (int i = 0; i < CSV_NFILES; i++)
+		c->f[i].first = true;
 	if (open_dir(c, err, errlen))
 		return -1;
 	build_event_columns(c);
@@ -992,18 +1000,18 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	       "setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid "
 	       "io_wq_workers io_wq_peak requests");
 	f = &c->f[CSV_EVENTS];
-	out_buf_puts(f, "time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,req_id,flags");
+	out_buf_puts(&f->out, "time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,req_id,flags");
 	for (size_t i = 0; i < c->ncols; i++) {
-		out_buf_putc(f, ',');
-		out_buf_puts(f, c->cols[i].header);
+		out_buf_putc(&f->out, ',');
+		out_buf_puts(&f->out, c->cols[i].header);
 	}
-	out_buf_put(f, ",errno\r\n", 8);
+	out_buf_put(&f->out, ",errno\r\n", 8);
 	return 0;
 }
 
 static void write_tasks(struct csv *c, const struct output_totals *t)
 {
-	struct out_buf *f = &c->f[CSV_TASKS];
+	struct csv_table *f = &c->f[CSV_TASKS];
 
 	for (size_t i = 0; i < t->ntasks; i++) {
 		const struct model_task *k = t->tasks[i];
@@ -1012,30 +1020,30 @@ static void write_tasks(struct csv *c, const struct output_totals *t)
 
 		if (!hmap_get(&c->tasks, k->tid, 0))
 			continue;	/* not selected */
-		field_opt_u64(c, f, k->pid, k->pid);
-		field_u64(c, f, k->tid);
-		field_opt_u64(c, f, k->ppid, k->ppid);
+		field_opt_u64(f, k->pid, k->pid);
+		field_u64(f, k->tid);
+		field_opt_u64(f, k->ppid, k->ppid);
 		if (k->name_known)
-			field_str(c, f, k->comm);
+			field_str(f, k->comm);
 		else
-			field_empty(c, f);
-		field_str(c, f, task_kind_name(k->kind));
+			field_empty(f);
+		field_str(f, task_kind_name(k->kind));
 		field_t(c, f, k->first_ts);
 		field_t(c, f, k->last_ts);
 		field_t(c, f, k->exit_ts);
-		field_opt_u64(c, f, k->exit_ts, (uint64_t)(int64_t)k->exit_code);
-		field_hex32(c, f, k->task_flags);
+		field_opt_u64(f, k->exit_ts, (uint64_t)(int64_t)k->exit_code);
+		field_hex32(f, k->task_flags);
 		for (unsigned r = 0; r < k->nrings; r++)
 			off += (size_t)snprintf(rings + off, sizeof(rings) - off, "%s%u",
 						r ? "|" : "", k->rings[r]);
-		field_str(c, f, rings);
-		eol(c, f);
+		field_str(f, rings);
+		eol(f);
 	}
 }
 
 static void write_rings(struct csv *c, const struct output_totals *t)
 {
-	struct out_buf *f = &c->f[CSV_RINGS];
+	struct csv_table *f = &c->f[CSV_RINGS];
 
 	for (size_t i = 0; i < t->nrings; i++) {
 		const struct model_ring *r = t->rings[i];
@@ -1046,49 +1054,49 @@ static void write_rings(struct csv *c, const struct output_totals *t)
 		for (size_t k = 0; r->pid && k < t->ntasks && !owner; k++)
 			if (t->tasks[k]->tid == r->pid)
 				owner = t->tasks[k];
-		field_u64(c, f, r->number);
-		field_hex(c, f, r->ring_id);
-		field_u64(c, f, r->generation);
-		field_opt_u64(c, f, r->pid, r->pid);
+		field_u64(f, r->number);
+		field_hex(f, r->ring_id);
+		field_u64(f, r->generation);
+		field_opt_u64(f, r->pid, r->pid);
 		if (owner && owner->name_known)
-			field_str(c, f, owner->comm);
+			field_str(f, owner->comm);
 		else
-			field_empty(c, f);
-		field_opt_u64(c, f, r->tid, r->tid);
+			field_empty(f);
+		field_opt_u64(f, r->tid, r->tid);
 		if (r->fd >= 0)
-			field_i64(c, f, r->fd);
+			field_i64(f, r->fd);
 		else
-			field_empty(c, f);
-		field_bool(c, f, r->created_seen);
+			field_empty(f);
+		field_bool(f, r->created_seen);
 		field_t(c, f, r->create_ts);
 		if (r->created_seen)
 			field_flags(c, f, r->setup_flags, FLAGS_SETUP);
 		else
-			field_empty(c, f);
-		field_opt_u64(c, f, r->created_seen, r->sq_entries);
-		field_opt_u64(c, f, r->created_seen, r->cq_entries);
+			field_empty(f);
+		field_opt_u64(f, r->created_seen, r->sq_entries);
+		field_opt_u64(f, r->created_seen, r->cq_entries);
 		field_t(c, f, r->first_ts);
 		field_t(c, f, r->last_ts);
-		field_opt_u64(c, f, r->sqpoll_tid, r->sqpoll_tid);
-		field_u64(c, f, r->iowq_workers);
-		field_u64(c, f, r->iowq_peak);
-		field_u64(c, f, r->requests);
-		eol(c, f);
+		field_opt_u64(f, r->sqpoll_tid, r->sqpoll_tid);
+		field_u64(f, r->iowq_workers);
+		field_u64(f, r->iowq_peak);
+		field_u64(f, r->requests);
+		eol(f);
 	}
 }
 
 static void write_loss_counters(struct csv *c, const struct output_totals *t)
 {
-	struct out_buf *f = &c->f[CSV_LOSS_COUNTERS];
+	struct csv_table *f = &c->f[CSV_LOSS_COUNTERS];
 
 	for (size_t i = 0; i < t->nloss_counters; i++) {
 		const struct loss_counter *k = &t->loss_counters[i];
 
-		field_opt_u64(c, f, k->cpu != LOG_STREAM_GLOBAL, k->cpu);
-		field_str(c, f, loss_kind_name(k->kind));
-		field_str(c, f, k->event_type ? ev_type_name(k->event_type) : "total");
-		field_u64(c, f, k->count);
-		eol(c, f);
+		field_opt_u64(f, k->cpu != LOG_STREAM_GLOBAL, k->cpu);
+		field_str(f, loss_kind_name(k->kind));
+		field_str(f, k->event_type ? ev_type_name(k->event_type) : "total");
+		field_u64(f, k->count);
+		eol(f);
 	}
 }
 
@@ -1106,7 +1114,7 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	}
 	/* Close every file, also after a failure: each stops its thread. */
 	for (int i = 0; i < CSV_NFILES; i++) {
-		int e = out_buf_close(&c->f[i]);
+		int e = out_buf_close(&c->f[i].out);
 
 		if (e && !ret) {
 			snprintf(err, errlen, "%s: write error: %s", c->path[i], strerror(e));
@@ -1121,7 +1129,7 @@ static void c_destroy(struct output *o)
 	struct csv *c = C(o);
 
 	for (int i = 0; i < CSV_NFILES; i++) {
-		out_buf_close(&c->f[i]);
+		out_buf_close(&c->f[i].out);
 		free(c->path[i]);
 	}
 	hmap_free(&c->tasks);
