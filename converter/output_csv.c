@@ -21,6 +21,7 @@
  *     written as the four characters \xNN.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +141,27 @@ struct csv_table {
 	struct flags_memo flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
 };
 
+/* c_raw() -> the events.csv thread (events_main) */
+#define RAW_BATCH_BYTES (256u << 10)
+#define RAW_BATCHES 4
+
+struct raw_batch {
+	unsigned char *buf;		/* raw_row + record, one after another */
+	size_t len;
+};
+
+struct raw_queue {
+	bool running;			/* the thread formats events.csv */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a batch handed over, formatted, or stop */
+	struct raw_batch batch[RAW_BATCHES];
+	unsigned fill;			/* the batch c_raw() fills */
+	unsigned head;			/* the next batch the thread formats */
+	unsigned nfull;			/* handed over, not yet formatted */
+	bool stop;
+};
+
 struct csv {
 	struct output base;
 	struct output_config cfg;
@@ -159,6 +181,7 @@ struct csv {
 	} type_cols[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
+	struct raw_queue rawq;
 	bool oom;
 };
 
@@ -810,11 +833,11 @@ static const char *task_reason_name(unsigned r)
 	return NULL;
 }
 
-static void event_field(struct csv *c, struct csv_table *f, const struct raw_event *e,
+static void event_field(struct csv *c, struct csv_table *f, const struct ev_header *h,
 			const struct ev_field *fld, const struct event_column *col)
 {
-	const unsigned char *p = (const unsigned char *)e->rec + fld->offset;
-	unsigned type = e->rec->type;
+	const unsigned char *p = (const unsigned char *)h + fld->offset;
+	unsigned type = h->type;
 	char buf[512];
 	uint64_t v;
 
@@ -892,11 +915,26 @@ static bool raw_off_zeroed(const struct csv *c, const struct ev_header *h)
 	return false;
 }
 
-static void c_raw(struct output *o, const struct raw_event *e)
+/*
+ * An events.csv row, as c_raw() saw it: the record, and the task's name and
+ * the ring's number at that moment (the model updates both in place).
+ * Followed by the record's size bytes; 8-byte aligned.
+ */
+struct raw_row {
+	const struct ev_type_info *type;
+	uint64_t request_id;		/* 0 none */
+	unsigned cpu;
+	unsigned ring;			/* number, 0 none */
+	uint16_t size;
+	bool name_known;
+	char comm[EV_COMM_LEN + 1];
+};
+
+#define RAW_ROW_ALIGN(n) (((n) + 7) & ~(size_t)7)
+
+static void format_raw(struct csv *c, struct csv_table *f, const struct raw_row *r,
+		       const struct ev_header *h)
 {
-	struct csv *c = C(o);
-	struct csv_table *f = &c->f[CSV_EVENTS];
-	const struct ev_header *h = e->rec;
 	int64_t res = 0;
 	bool has_res = false;
 	unsigned ntc, col = 0;
@@ -904,16 +942,16 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	field_t(c, f, h->ts);
 	field_u64(f, h->ts);
 	field_wall(c, f, h->ts);
-	field_opt_u64(f, e->cpu != LOG_STREAM_GLOBAL, e->cpu);
-	field_str(f, e->type->name);
+	field_opt_u64(f, r->cpu != LOG_STREAM_GLOBAL, r->cpu);
+	field_str(f, r->type->name);
 	field_u64(f, h->tgid);
 	field_u64(f, h->tid);
-	if (e->task->name_known)
-		field_str(f, e->task->comm);
+	if (r->name_known)
+		field_str(f, r->comm);
 	else
 		field_empty(f);
-	field_opt_u64(f, e->ring, e->ring ? e->ring->number : 0);
-	field_opt_u64(f, e->request_id, e->request_id);
+	field_opt_u64(f, r->ring, r->ring);
+	field_opt_u64(f, r->request_id, r->request_id);
 	field_flags(c, f, h->flags, FLAGS_EVF);
 	ntc = h->type < EV_TYPE_LIMIT ? c->ntype_cols[h->type] : 0;
 	for (unsigned i = 0; i < ntc; i++) {
@@ -926,7 +964,7 @@ static void c_raw(struct output *o, const struct raw_event *e)
 			field_empty(f);
 			continue;
 		}
-		event_field(c, f, e, tc->fld, &c->cols[tc->col]);
+		event_field(c, f, h, tc->fld, &c->cols[tc->col]);
 		if (c->cols[tc->col].is_result) {
 			res = read_sint((const unsigned char *)h + tc->fld->offset, tc->fld->size);
 			has_res = true;
@@ -938,6 +976,147 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	else
 		field_empty(f);
 	eol(f);
+}
+
+/* Format the rows of a batch (len bytes of raw_row + record). */
+static void format_raw_batch(struct csv *c, const unsigned char *p, size_t len)
+{
+	for (size_t off = 0; off < len;) {
+		const struct raw_row *r = (const void *)(p + off);
+
+		format_raw(c, &c->f[CSV_EVENTS], r, (const void *)(r + 1));
+		off += RAW_ROW_ALIGN(sizeof(*r) + r->size);
+	}
+}
+
+/*
+ * events.csv has a thread of its own: its rows are 44 % of a CSV
+ * conversion's instructions, and the conversion's thread is what the
+ * whole waits for.  c_raw() copies rows into batches; the thread formats
+ * them in order.  Only that thread touches c->f[CSV_EVENTS] between
+ * events_start() and events_stop(); everything else it reads is set
+ * before (columns, names, the timebase) and not written after.
+ */
+static void *events_main(void *arg)
+{
+	struct csv *c = arg;
+	struct raw_queue *q = &c->rawq;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct raw_batch *b;
+
+		while (!q->nfull && !q->stop)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (!q->nfull)
+			break;
+		b = &q->batch[q->head];
+		pthread_mutex_unlock(&q->lock);
+		format_raw_batch(c, b->buf, b->len);
+		pthread_mutex_lock(&q->lock);
+		b->len = 0;
+		q->head = (q->head + 1) % RAW_BATCHES;
+		q->nfull--;
+		pthread_cond_broadcast(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+/* Start the thread; without it (no memory, no thread), rows are
+ * formatted by c_raw() itself. */
+static void events_start(struct csv *c)
+{
+	struct raw_queue *q = &c->rawq;
+	int i;
+
+	for (i = 0; i < RAW_BATCHES; i++) {
+		q->batch[i].buf = malloc(RAW_BATCH_BYTES);
+		if (!q->batch[i].buf)
+			goto fail;
+	}
+	if (pthread_mutex_init(&q->lock, NULL))
+		goto fail;
+	if (pthread_cond_init(&q->cond, NULL))
+		goto fail_cond;
+	if (pthread_create(&q->thread, NULL, events_main, c))
+		goto fail_thread;
+	q->running = true;
+	return;
+
+fail_thread:
+	pthread_cond_destroy(&q->cond);
+fail_cond:
+	pthread_mutex_destroy(&q->lock);
+fail:
+	while (i--)
+		free(q->batch[i].buf);
+	*q = (struct raw_queue){ 0 };
+}
+
+/* Hand the batch being filled to the thread; wait for a free one. */
+static void events_hand_over(struct raw_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->nfull++;
+	q->fill = (q->fill + 1) % RAW_BATCHES;
+	pthread_cond_broadcast(&q->cond);
+	while (q->nfull == RAW_BATCHES)
+		pthread_cond_wait(&q->cond, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* Every row formatted, the thread gone; safe when it never started. */
+static void events_stop(struct csv *c)
+{
+	struct raw_queue *q = &c->rawq;
+
+	if (!q->running)
+		return;
+	if (q->batch[q->fill].len)
+		events_hand_over(q);
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	pthread_cond_destroy(&q->cond);
+	pthread_mutex_destroy(&q->lock);
+	for (int i = 0; i < RAW_BATCHES; i++)
+		free(q->batch[i].buf);
+	*q = (struct raw_queue){ 0 };
+}
+
+static void c_raw(struct output *o, const struct raw_event *e)
+{
+	struct csv *c = C(o);
+	struct raw_queue *q = &c->rawq;
+	/* <= 64 KiB + a header: always fits an empty batch */
+	size_t need = RAW_ROW_ALIGN(sizeof(struct raw_row) + e->type->size);
+	struct raw_row one, *r = &one;
+	struct raw_batch *b = NULL;
+
+	if (q->running) {
+		b = &q->batch[q->fill];
+		if (RAW_BATCH_BYTES - b->len < need) {
+			events_hand_over(q);
+			b = &q->batch[q->fill];
+		}
+		r = (void *)(b->buf + b->len);
+	}
+	*r = (struct raw_row){
+		.type = e->type, .request_id = e->request_id, .cpu = e->cpu,
+		.ring = e->ring ? e->ring->number : 0, .size = e->type->size,
+		.name_known = e->task->name_known,
+	};
+	if (r->name_known)
+		memcpy(r->comm, e->task->comm, sizeof(r->comm));
+	if (!b) {
+		format_raw(c, &c->f[CSV_EVENTS], r, e->rec);
+		return;
+	}
+	memcpy(r + 1, e->rec, e->type->size);
+	b->len += need;
 }
 
 /* --------------------------------------------------------- begin / end */
@@ -1006,6 +1185,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		out_buf_puts(&f->out, c->cols[i].header);
 	}
 	out_buf_put(&f->out, ",errno\r\n", 8);
+	events_start(c);
 	return 0;
 }
 
@@ -1105,6 +1285,7 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	struct csv *c = C(o);
 	int ret = 0;
 
+	events_stop(c);
 	write_tasks(c, t);
 	write_rings(c, t);
 	write_loss_counters(c, t);
@@ -1128,6 +1309,7 @@ static void c_destroy(struct output *o)
 {
 	struct csv *c = C(o);
 
+	events_stop(c);
 	for (int i = 0; i < CSV_NFILES; i++) {
 		out_buf_close(&c->f[i].out);
 		free(c->path[i]);

@@ -570,6 +570,79 @@ START_TEST(test_bounded_memory)
 }
 END_TEST
 
+/*
+ * events.csv is written by a thread of its own, fed in 256 KiB batches:
+ * 60000 rows (about 60 batches, more than the 4 in flight) come out
+ * complete and in the log's order.
+ */
+START_TEST(test_csv_events_in_order)
+{
+	enum { N = 30000 };
+	char *dir = test_tmpdir();
+	char *log = test_path(dir, "many.log"), *csv = test_path(dir, "csv");
+	char *events = test_path(csv, "events.csv");
+	struct output_config cfg = { .path = csv };
+	struct options o = { .log_path = log, .quiet = true };
+	struct output *out;
+	char err[256], *text, *line, *save = NULL;
+	int ev_col = -1, ud_col = -1, ncols = 0;
+	uint64_t submits = 0, completes = 0, last_ts = 0;
+	size_t size;
+
+	write_many(log, N);
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	text = (char *)test_read_file(events, &size);
+	for (line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
+		char *cell, *cs = NULL;
+		int col = 0;
+		uint64_t ts = 0, ud = 0;
+		const char *ev = "";
+
+		for (cell = strsep(&line, ","); cell; cell = strsep(&line, ","), col++) {
+			if (!ncols) {
+				if (!strcmp(cell, "event"))
+					ev_col = col;
+				if (!strcmp(cell, "user_data"))
+					ud_col = col;
+				continue;
+			}
+			if (col == 0)
+				ts = strtoull(cell, &cs, 10);
+			if (col == ev_col)
+				ev = cell;
+			if (col == ud_col)
+				ud = strtoull(cell, &cs, 10);
+		}
+		if (!ncols) {
+			ncols = col;
+			ck_assert(ev_col >= 0 && ud_col >= 0);
+			continue;
+		}
+		ck_assert_int_eq(col, ncols);
+		ck_assert_msg(ts >= last_ts, "time_ns %llu after %llu", (unsigned long long)ts,
+			      (unsigned long long)last_ts);
+		last_ts = ts;
+		if (!strcmp(ev, "submit")) {
+			ck_assert_uint_eq(ud, submits);
+			submits++;
+		} else if (!strcmp(ev, "complete")) {
+			ck_assert_uint_eq(ud, completes);
+			completes++;
+		}
+	}
+	ck_assert_uint_eq(submits, N);
+	ck_assert_uint_eq(completes, N);
+	free(text);
+	test_rmtree(dir);
+	free(events);
+	free(csv);
+	free(log);
+	free(dir);
+}
+END_TEST
+
 /* Records of every type with random field values (valid checksums: what a
  * buggy or hostile recorder could write) convert to every format without a
  * crash, a sanitizer report or an error. */
@@ -809,6 +882,7 @@ static Suite *output_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_csv_quoting);
+	tcase_add_test(tc, test_csv_events_in_order);
 	tcase_add_test(tc, test_dec_u64);
 	tcase_add_test(tc, test_out_buf);
 	tcase_add_test(tc, test_cli_errors);
