@@ -9,6 +9,7 @@ converter_libconvert_a_SOURCES = \
 	converter/model.c converter/model.h \
 	converter/output.h converter/output_util.c \
 	converter/out_buf.c converter/out_buf.h \
+	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
 	converter/filter.c converter/filter.h \

@@ -6,22 +6,19 @@
  * buffer before the thread has written the previous one.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "out_buf.h"
 #include "output.h"
+#include "worker.h"
 
 struct out_buf_writer {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a buffer handed over, written, or stop */
+	struct worker wk;		/* cond: a buffer handed over, written, or stop */
 	int fd;
 	char *busy;			/* being written; NULL: the thread is idle */
 	size_t busy_len;
 	char *spare;			/* written, free for the caller */
-	bool stop;
 	int err;			/* first errno of the thread's writes */
 };
 
@@ -48,31 +45,31 @@ static void *writer_main(void *arg)
 {
 	struct out_buf_writer *w = arg;
 
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	for (;;) {
 		char *buf;
 		size_t len;
 		int err;
 
-		while (!w->busy && !w->stop)
-			pthread_cond_wait(&w->cond, &w->lock);
+		while (!w->busy && !w->wk.stop)
+			pthread_cond_wait(&w->wk.cond, &w->wk.lock);
 		if (!w->busy)
 			break;
 		buf = w->busy;
 		len = w->busy_len;
 		err = w->err;
-		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_unlock(&w->wk.lock);
 		/* After a failure the rest is dropped: a file with a hole
 		 * in the middle would be worse than a short one. */
 		if (!err)
 			err = write_all(w->fd, buf, len);
-		pthread_mutex_lock(&w->lock);
+		pthread_mutex_lock(&w->wk.lock);
 		w->err = err;
 		w->spare = buf;
 		w->busy = NULL;
-		pthread_cond_broadcast(&w->cond);
+		pthread_cond_broadcast(&w->wk.cond);
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&w->wk.lock);
 	return NULL;
 }
 
@@ -85,26 +82,13 @@ static bool writer_start(struct out_buf *b)
 		return false;
 	w->fd = b->fd;
 	w->spare = malloc(OUT_BUF_BYTES);
-	if (!w->spare)
-		goto fail_alloc;
-	if (pthread_mutex_init(&w->lock, NULL))
-		goto fail_mutex;
-	if (pthread_cond_init(&w->cond, NULL))
-		goto fail_cond;
-	if (pthread_create(&w->thread, NULL, writer_main, w))
-		goto fail_thread;
+	if (!w->spare || worker_start(&w->wk, writer_main, w)) {
+		free(w->spare);
+		free(w);
+		return false;
+	}
 	b->w = w;
 	return true;
-
-fail_thread:
-	pthread_cond_destroy(&w->cond);
-fail_cond:
-	pthread_mutex_destroy(&w->lock);
-fail_mutex:
-	free(w->spare);
-fail_alloc:
-	free(w);
-	return false;
 }
 
 int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, size_t errlen)
@@ -143,15 +127,15 @@ void out_buf_drain(struct out_buf *b)
 		return;
 	}
 	w = b->w;
-	pthread_mutex_lock(&w->lock);
+	pthread_mutex_lock(&w->wk.lock);
 	while (w->busy)
-		pthread_cond_wait(&w->cond, &w->lock);
+		pthread_cond_wait(&w->wk.cond, &w->wk.lock);
 	next = w->spare;
 	w->spare = NULL;
 	w->busy = b->cur;
 	w->busy_len = b->len;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
+	pthread_cond_broadcast(&w->wk.cond);
+	pthread_mutex_unlock(&w->wk.lock);
 	b->cur = next;
 	b->len = 0;
 }
@@ -182,9 +166,9 @@ int out_buf_error(struct out_buf *b)
 	int err = b->err;
 
 	if (!err && w) {
-		pthread_mutex_lock(&w->lock);
+		pthread_mutex_lock(&w->wk.lock);
 		err = w->err;
-		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_unlock(&w->wk.lock);
 	}
 	return err;
 }
@@ -202,15 +186,9 @@ int out_buf_close(struct out_buf *b)
 	out_buf_drain(b);
 	err = b->err;
 	if (w) {
-		pthread_mutex_lock(&w->lock);
-		w->stop = true;
-		pthread_cond_broadcast(&w->cond);
-		pthread_mutex_unlock(&w->lock);
-		pthread_join(w->thread, NULL);
+		worker_stop(&w->wk);
 		if (!err)
 			err = w->err;
-		pthread_cond_destroy(&w->cond);
-		pthread_mutex_destroy(&w->lock);
 		free(w->spare);
 		free(w);
 		b->w = NULL;

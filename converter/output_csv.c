@@ -21,7 +21,6 @@
  *     written as the four characters \xNN.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 #include "out_buf.h"
 #include "output.h"
 #include "uring_names.h"
+#include "worker.h"
 
 enum csv_file {
 	CSV_REQUESTS, CSV_SYSCALLS, CSV_EVENTS, CSV_LOSSES, CSV_LOSS_COUNTERS,
@@ -152,14 +152,11 @@ struct raw_batch {
 
 struct raw_queue {
 	bool running;			/* the thread formats events.csv */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a batch handed over, formatted, or stop */
+	struct worker wk;		/* cond: a batch handed over, formatted, or stop */
 	struct raw_batch batch[RAW_BATCHES];
 	unsigned fill;			/* the batch c_raw() fills */
 	unsigned head;			/* the next batch the thread formats */
 	unsigned nfull;			/* handed over, not yet formatted */
-	bool stop;
 };
 
 struct csv {
@@ -1002,24 +999,24 @@ static void *events_main(void *arg)
 	struct csv *c = arg;
 	struct raw_queue *q = &c->rawq;
 
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&q->wk.lock);
 	for (;;) {
 		struct raw_batch *b;
 
-		while (!q->nfull && !q->stop)
-			pthread_cond_wait(&q->cond, &q->lock);
+		while (!q->nfull && !q->wk.stop)
+			pthread_cond_wait(&q->wk.cond, &q->wk.lock);
 		if (!q->nfull)
 			break;
 		b = &q->batch[q->head];
-		pthread_mutex_unlock(&q->lock);
+		pthread_mutex_unlock(&q->wk.lock);
 		format_raw_batch(c, b->buf, b->len);
-		pthread_mutex_lock(&q->lock);
+		pthread_mutex_lock(&q->wk.lock);
 		b->len = 0;
 		q->head = (q->head + 1) % RAW_BATCHES;
 		q->nfull--;
-		pthread_cond_broadcast(&q->cond);
+		pthread_cond_broadcast(&q->wk.cond);
 	}
-	pthread_mutex_unlock(&q->lock);
+	pthread_mutex_unlock(&q->wk.lock);
 	return NULL;
 }
 
@@ -1033,22 +1030,12 @@ static void events_start(struct csv *c)
 	for (i = 0; i < RAW_BATCHES; i++) {
 		q->batch[i].buf = malloc(RAW_BATCH_BYTES);
 		if (!q->batch[i].buf)
-			goto fail;
+			break;
 	}
-	if (pthread_mutex_init(&q->lock, NULL))
-		goto fail;
-	if (pthread_cond_init(&q->cond, NULL))
-		goto fail_cond;
-	if (pthread_create(&q->thread, NULL, events_main, c))
-		goto fail_thread;
-	q->running = true;
-	return;
-
-fail_thread:
-	pthread_cond_destroy(&q->cond);
-fail_cond:
-	pthread_mutex_destroy(&q->lock);
-fail:
+	if (i == RAW_BATCHES && !worker_start(&q->wk, events_main, c)) {
+		q->running = true;
+		return;
+	}
 	while (i--)
 		free(q->batch[i].buf);
 	*q = (struct raw_queue){ 0 };
@@ -1057,13 +1044,13 @@ fail:
 /* Hand the batch being filled to the thread; wait for a free one. */
 static void events_hand_over(struct raw_queue *q)
 {
-	pthread_mutex_lock(&q->lock);
+	pthread_mutex_lock(&q->wk.lock);
 	q->nfull++;
 	q->fill = (q->fill + 1) % RAW_BATCHES;
-	pthread_cond_broadcast(&q->cond);
+	pthread_cond_broadcast(&q->wk.cond);
 	while (q->nfull == RAW_BATCHES)
-		pthread_cond_wait(&q->cond, &q->lock);
-	pthread_mutex_unlock(&q->lock);
+		pthread_cond_wait(&q->wk.cond, &q->wk.lock);
+	pthread_mutex_unlock(&q->wk.lock);
 }
 
 /* Every row formatted, the thread gone; safe when it never started. */
@@ -1075,13 +1062,7 @@ static void events_stop(struct csv *c)
 		return;
 	if (q->batch[q->fill].len)
 		events_hand_over(q);
-	pthread_mutex_lock(&q->lock);
-	q->stop = true;
-	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
-	pthread_cond_destroy(&q->cond);
-	pthread_mutex_destroy(&q->lock);
+	worker_stop(&q->wk);
 	for (int i = 0; i < RAW_BATCHES; i++)
 		free(q->batch[i].buf);
 	*q = (struct raw_queue){ 0 };
