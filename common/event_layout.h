@@ -107,23 +107,6 @@ struct ev_columns {
 	struct ev_column col[EV_MAX_COLUMNS];
 };
 
-/*
- * Copy one field: they are 1, 2, 4, 8 or 16 bytes, and a switch lets the
- * compiler make each copy one load and one store, where memcpy() with a
- * variable size was a third of the recorder's CPU at 5M events/s.
- */
-static inline void ev_copy_field(unsigned char *to, const unsigned char *from, unsigned size)
-{
-	switch (size) {
-	case 1: *to = *from; break;
-	case 2: __builtin_memcpy(to, from, 2); break;
-	case 4: __builtin_memcpy(to, from, 4); break;
-	case 8: __builtin_memcpy(to, from, 8); break;
-	case 16: __builtin_memcpy(to, from, 16); break;
-	default: __builtin_memcpy(to, from, size); break;
-	}
-}
-
 /* Add field (name, offset, size) to cols unless it is the type field. */
 void ev_columns_add(struct ev_columns *cols, const char *name, unsigned offset, unsigned size);
 /* After the last ev_columns_add(): set covers_record. */

@@ -278,11 +278,6 @@ io_error:
 	return -1;
 }
 
-/*
- * Rebuild the records of an EVENTS_COLUMNS payload (src, len bytes, count
- * >= 1 records) into *buf, with the log's own layouts.  Returns the
- * records' size, or 0 with a message in why.
- */
 static void put_le32(unsigned char *p, uint32_t v)
 {
 	p[0] = (unsigned char)v;

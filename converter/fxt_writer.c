@@ -395,6 +395,13 @@ static int str_scratch(struct fxt_writer *w, const char *s, size_t len)
 	return err ? err : (int)(STR_SCRATCH_FIRST + k);
 }
 
+/* A found string is in use by the record being built (CLOCK bit, stamp). */
+static void str_slot_use(struct fxt_writer *w, unsigned idx)
+{
+	w->str[idx].referenced = true;
+	w->str[idx].stamp = w->serial;
+}
+
 /*
  * The string ref (0 for "", else a table index whose string record has been
  * written) for len bytes at s, or the sticky error.
@@ -421,8 +428,7 @@ static int str_ref(struct fxt_writer *w, const char *s, size_t len)
 		slot = &w->str[idx];
 		if (slot->hash == h && slot->len == len &&
 		    !memcmp(slot->buf, s, len)) {
-			slot->referenced = true;
-			slot->stamp = w->serial;
+			str_slot_use(w, idx);
 			return (int)idx;
 		}
 		b = (b + 1) & (STR_BUCKETS - 1);
@@ -477,12 +483,6 @@ static bool str_slot_holds(const struct fxt_writer *w, unsigned idx, const char 
 		return slot->len == len && !memcmp(slot->buf, s, len);
 	/* strncmp() stops at the NUL of a shorter s; slot->buf has none */
 	return !strncmp(s, slot->buf, slot->len) && !s[slot->len];
-}
-
-static void str_slot_use(struct fxt_writer *w, unsigned idx)
-{
-	w->str[idx].referenced = true;
-	w->str[idx].stamp = w->serial;
 }
 
 /* str_ref_memo() for a string that is not pinned: checked, or looked up. */

@@ -125,7 +125,6 @@ static const char *column_header(const char *field)
 /* field_flags(): the text of a recent value of a flag set */
 struct flags_memo {
 	uint64_t v;			/* 0: empty (0 prints "none") */
-	bool plain;			/* no byte needs quoting or checking */
 	uint16_t len;
 	char text[FLAGS_TEXT_MAX];
 };
@@ -238,8 +237,8 @@ static void put_i64(struct csv_table *f, int64_t v)
 	}
 }
 
-/* Bytes a cell cannot hold as they are: quoted (,"CR LF) or checked
- * for UTF-8 (>= 0x80). */
+/* Bytes that make a cell quoted (,"CR LF); bytes >= 0x80 are checked
+ * for UTF-8. */
 static const unsigned char csv_special[256] = {
 	[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
@@ -266,7 +265,7 @@ static void field_strn(struct csv_table *f, const char *s, size_t n)
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (u[i] == ',' || u[i] == '"' || u[i] == '\n' || u[i] == '\r')
+		if (csv_special[u[i]])
 			quote = true;
 		if (u[i] >= 0x80 || u[i] == '"')
 			plain = false;
@@ -430,22 +429,13 @@ static void field_flags(struct csv *c, struct csv_table *f, uint64_t v, enum fla
 		const char *text = flags_tables[set] ?
 			format_flags(m->text, sizeof(m->text), v, flags_tables[set]) :
 			names_req_flags(c->meta.names, v, m->text, sizeof(m->text));
-		unsigned char special = 0;
 
 		if (text != m->text)
 			snprintf(m->text, sizeof(m->text), "%s", text);
 		m->len = (uint16_t)strlen(m->text);
-		for (size_t i = 0; i < m->len; i++)
-			special |= csv_special[(unsigned char)m->text[i]] | (m->text[i] & 0x80);
-		m->plain = !special;
 		m->v = v;
 	}
-	if (!m->plain) {
-		field_strn(f, m->text, m->len);
-		return;
-	}
-	sep(f);
-	out_buf_put(&f->out, m->text, m->len);
+	field_strn(f, m->text, m->len);
 }
 
 static void field_errno(struct csv_table *f, int64_t res)
@@ -466,9 +456,8 @@ static void field_opt_u64(struct csv_table *f, bool valid, uint64_t v)
 		field_empty(f);
 }
 
-static void header(struct csv *c, struct csv_table *f, const char *cols)
+static void header(struct csv_table *f, const char *cols)
 {
-	(void)c;
 	for (const char *p = cols; *p; p++)
 		out_buf_putc(&f->out, *p == ' ' ? ',' : *p);
 	out_buf_put(&f->out, "\r\n", 2);
@@ -915,14 +904,13 @@ static bool raw_off_zeroed(const struct csv *c, const struct ev_header *h)
 /*
  * An events.csv row, as c_raw() saw it: the record, and the task's name and
  * the ring's number at that moment (the model updates both in place).
- * Followed by the record's size bytes; 8-byte aligned.
+ * Followed by the record, type->size bytes; 8-byte aligned.
  */
 struct raw_row {
 	const struct ev_type_info *type;
 	uint64_t request_id;		/* 0 none */
 	unsigned cpu;
 	unsigned ring;			/* number, 0 none */
-	uint16_t size;
 	bool name_known;
 	char comm[EV_COMM_LEN + 1];
 };
@@ -982,7 +970,7 @@ static void format_raw_batch(struct csv *c, const unsigned char *p, size_t len)
 		const struct raw_row *r = (const void *)(p + off);
 
 		format_raw(c, &c->f[CSV_EVENTS], r, (const void *)(r + 1));
-		off += RAW_ROW_ALIGN(sizeof(*r) + r->size);
+		off += RAW_ROW_ALIGN(sizeof(*r) + r->type->size);
 	}
 }
 
@@ -1087,8 +1075,7 @@ static void c_raw(struct output *o, const struct raw_event *e)
 	}
 	*r = (struct raw_row){
 		.type = e->type, .request_id = e->request_id, .cpu = e->cpu,
-		.ring = e->ring ? e->ring->number : 0, .size = e->type->size,
-		.name_known = e->task->name_known,
+		.ring = e->ring ? e->ring->number : 0, .name_known = e->task->name_known,
 	};
 	if (r->name_known)
 		memcpy(r->comm, e->task->comm, sizeof(r->comm));
@@ -1148,14 +1135,14 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	if (open_dir(c, err, errlen))
 		return -1;
 	build_event_columns(c);
-	header(c, &c->f[CSV_REQUESTS], REQUEST_COLUMNS);
-	header(c, &c->f[CSV_SYSCALLS], SYSCALL_COLUMNS);
-	header(c, &c->f[CSV_LOSSES], LOSS_COLUMNS);
-	header(c, &c->f[CSV_COUNTERS], COUNTER_COLUMNS);
-	header(c, &c->f[CSV_LOSS_COUNTERS], "cpu kind event count");
-	header(c, &c->f[CSV_TASKS],
+	header(&c->f[CSV_REQUESTS], REQUEST_COLUMNS);
+	header(&c->f[CSV_SYSCALLS], SYSCALL_COLUMNS);
+	header(&c->f[CSV_LOSSES], LOSS_COLUMNS);
+	header(&c->f[CSV_COUNTERS], COUNTER_COLUMNS);
+	header(&c->f[CSV_LOSS_COUNTERS], "cpu kind event count");
+	header(&c->f[CSV_TASKS],
 	       "pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings");
-	header(c, &c->f[CSV_RINGS],
+	header(&c->f[CSV_RINGS],
 	       "ring ring_id generation pid comm tid fd created_in_recording create_ns "
 	       "setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid "
 	       "io_wq_workers io_wq_peak requests");
