@@ -95,6 +95,9 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
 
 #define THR_LAST		255
 #define THR_BUCKETS		512
+/* Every event looks its thread up, and a few threads take most events:
+ * the slot a tid was last found in, checked, skips the hash and the probe. */
+#define THR_MEMO_SIZE		64
 
 /*
  * Callers pass the same names (arg names, categories, opcode names) from
@@ -134,6 +137,8 @@ struct fxt_writer {
 
 	/* Serial of the record being built: its strings carry it as stamp. */
 	uint32_t serial;
+	/* The references of the last event written (fxt_counter_sample()). */
+	uint16_t last_tref, last_cref, last_nref, last_aref;
 
 	struct str_slot *str;		/* [0..STR_INTERN_LAST] */
 	uint16_t *str_buckets;		/* slot index, 0 = empty */
@@ -152,6 +157,7 @@ struct fxt_writer {
 
 	struct thr_slot thr[THR_LAST + 1];
 	uint16_t thr_buckets[THR_BUCKETS];	/* slot index, 0 = empty */
+	uint8_t thr_memo[THR_MEMO_SIZE];	/* by tid: the slot it was last in */
 	unsigned thr_next;
 	unsigned thr_hand;
 
@@ -507,16 +513,15 @@ static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, con
  * memo's slot is taken without a look when s is a string the caller
  * pinned (fxt_writer_pin_string()), else if it still holds the bytes at s.
  * The pinned case is most of them: it is kept small enough to need no
- * saved registers.
+ * saved registers, and it marks nothing, as CLOCK never looks at a pinned
+ * slot's marks (str_alloc_slot()).
  */
 static inline int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
 {
 	struct str_memo *m = str_memo_of(w, s);
 
-	if (__builtin_expect(m->s == s && m->pinned, 1)) {
-		str_slot_use(w, m->idx);
+	if (__builtin_expect(m->s == s && m->pinned, 1))
 		return (int)m->idx;
-	}
 	return str_ref_memo_slow(w, s, len, m);
 }
 
@@ -558,16 +563,24 @@ static void thr_map_remove(struct fxt_writer *w, unsigned idx)
  */
 static int thread_ref(struct fxt_writer *w, struct fxt_thread th)
 {
-	uint32_t h = hash_thread(th.pid, th.tid);
-	unsigned b = h & (THR_BUCKETS - 1);
-	struct thr_slot *slot;
-	unsigned idx;
+	uint8_t *memo = &w->thr_memo[th.tid & (THR_MEMO_SIZE - 1)];
+	struct thr_slot *slot = &w->thr[*memo];
+	uint32_t h;
+	unsigned b, idx;
 	uint64_t *p;
 
+	/* the memo is 0 (slot 0 is never used) or a slot to check */
+	if (*memo && slot->tid == th.tid && slot->pid == th.pid) {
+		slot->referenced = true;
+		return *memo;
+	}
+	h = hash_thread(th.pid, th.tid);
+	b = h & (THR_BUCKETS - 1);
 	while ((idx = w->thr_buckets[b])) {
 		slot = &w->thr[idx];
 		if (slot->pid == th.pid && slot->tid == th.tid) {
 			slot->referenced = true;
+			*memo = (uint8_t)idx;
 			return (int)idx;
 		}
 		b = (b + 1) & (THR_BUCKETS - 1);
@@ -592,6 +605,7 @@ static int thread_ref(struct fxt_writer *w, struct fxt_thread th)
 	slot->hash = h;
 	slot->referenced = false;
 	thr_map_insert(w, idx);
+	*memo = (uint8_t)idx;
 
 	p = reserve(w, 3);
 	if (!p)
@@ -773,6 +787,10 @@ static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 	if (has_extra)
 		put_word(p, extra);
 	w->stats.events++;
+	w->last_tref = (uint16_t)tref;
+	w->last_cref = (uint16_t)cref;
+	w->last_nref = (uint16_t)nref;
+	w->last_aref = nargs ? refs.name[0] : 0;
 	return 0;
 }
 
@@ -811,6 +829,65 @@ int fxt_counter(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 	}
 	return write_event(w, EVT_COUNTER, ts, th, cat, name, args, nargs,
 			   true, counter_id);
+}
+
+static uint64_t evictions(const struct fxt_writer *w)
+{
+	return w->stats.string_evictions + w->stats.thread_evictions;
+}
+
+/* An interned string's slot, not a scratch one: stays until evicted. */
+static bool str_cacheable(unsigned ref)
+{
+	return ref <= STR_INTERN_LAST;
+}
+
+int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
+		       int64_t value)
+{
+	bool wide = value < INT32_MIN || value > INT32_MAX;
+	struct fxt_arg a = wide ? fxt_arg_i64(s->arg, value) : fxt_arg_i32(s->arg, (int32_t)value);
+	unsigned words = wide ? 5 : 4;
+	uint64_t *p;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!s->cached || s->evictions != evictions(w) || ts > INT64_MAX) {
+		err = fxt_counter(w, ts, s->th, s->cat, s->name, s->id, &a, 1);
+		if (err)
+			return err;
+		s->tref = w->last_tref;
+		s->cref = w->last_cref;
+		s->nref = w->last_nref;
+		s->aref = w->last_aref;
+		s->evictions = evictions(w);
+		s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) &&
+			    str_cacheable(s->aref);
+		return 0;
+	}
+	/* What write_event() does to the tables (a string or thread the
+	 * cached sample added is not yet marked used), so that evictions,
+	 * and so the file, are the same as without the cache. */
+	w->serial++;
+	w->thr[s->tref].referenced = true;
+	if (s->cref)
+		str_slot_use(w, s->cref);
+	if (s->nref)
+		str_slot_use(w, s->nref);
+	if (s->aref)
+		str_slot_use(w, s->aref);
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(EVT_COUNTER, 16, 19) |
+		    FIELD(1, 20, 23) | FIELD(s->tref, 24, 31) |
+		    FIELD(s->cref, 32, 47) | FIELD(s->nref, 48, 63));
+	put_word(p + 1, ts);
+	p = put_args(p + 2, &a, 1, &(struct arg_refs){ .name = { s->aref } });
+	put_word(p, s->id);
+	w->stats.events++;
+	return 0;
 }
 
 int fxt_duration_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,

@@ -599,12 +599,25 @@ START_TEST(test_thread_interning_pressure)
 					 NULL, 0), 0);
 			ts += 2;
 		}
+	/* the same tid in another process is another thread */
+	name_all(w, 4001, tids, 1);
+	for (unsigned i = 0; i < 10; i++) {
+		ck_assert_int_eq(fxt_instant(w, ts++, FXT_THREAD(4001, 5000), "c", "twin",
+					     NULL, 0), 0);
+		ck_assert_int_eq(fxt_instant(w, ts++, FXT_THREAD(4000, 5000), "c", "hot",
+					     NULL, 0), 0);
+	}
 	fxt_writer_get_stats(w, &st);
 	ck_assert_uint_gt(st.thread_evictions, 0);
 	m = close_and_read(w, &mb);
 	assert_clean(m);
 	for (size_t i = 0; i < m->nrecords; i++) {
 		const struct fxtr_record *r = &m->records[i];
+
+		if (r->type == FXTR_REC_EVENT && !strcmp(r->name, "twin"))
+			ck_assert_uint_eq(r->pid, 4001);
+		if (r->type == FXTR_REC_EVENT && !strcmp(r->name, "hot"))
+			ck_assert_uint_eq(r->pid, 4000);
 
 		if (r->type == FXTR_REC_THREAD) {
 			ck_assert_uint_ge(r->index, 1);
@@ -622,14 +635,14 @@ START_TEST(test_thread_interning_pressure)
 	for (unsigned i = 0; i < THREADS; i++)
 		ck_assert_uint_eq(fxtr_count_slices(m, 4000, tids[i], "work"),
 				  ROUNDS);
-	ck_assert_uint_eq(m->nthreads, THREADS);
+	ck_assert_uint_eq(m->nthreads, THREADS + 1);
 	/* the hot thread is written once: CLOCK keeps it */
 	{
 		size_t hot_records = 0;
 
 		for (size_t i = 0; i < m->nrecords; i++)
 			if (m->records[i].type == FXTR_REC_THREAD &&
-			    m->records[i].tid == 5000)
+			    m->records[i].pid == 4000 && m->records[i].tid == 5000)
 				hot_records++;
 		ck_assert_uint_eq(hot_records, 1);
 	}
@@ -884,6 +897,90 @@ START_TEST(test_sink_error_is_sticky)
 		fxtr_free(m);
 	}
 	free(mb.data);
+}
+END_TEST
+
+/*
+ * Counter series write what fxt_counter() writes, byte for byte, while
+ * strings or threads are evicted around them: two writers get the same
+ * calls, one with fxt_counter(), one with fxt_counter_sample().
+ */
+static void counter_calls(struct fxt_writer *w, bool series, bool thread_pressure)
+{
+	static const char long_name[] =
+		"a counter name longer than an interned string may be, so that it goes "
+		"out as a scratch string record each time it is used and must never be "
+		"cached by a series, whatever else happens in the writer's string table "
+		"between two samples of it, padded to more than two hundred fifty-six bytes";
+	struct fxt_counter_series cs[3] = {
+		{ .th = FXT_THREAD(7, 70), .cat = "io_uring", .name = "ring 1", .arg = "inflight" },
+		{ .th = FXT_THREAD(7, 71), .cat = "other", .name = "ring 2", .arg = "sq_pending",
+		  .id = 3 },
+		{ .th = FXT_THREAD(8, 80), .cat = "", .name = long_name, .arg = "v" },
+	};
+	char name[32];
+	uint64_t ts = 1;
+
+	_Static_assert(sizeof(long_name) > FXT_INTERN_MAX_LEN + 1, "a scratch string");
+	/*
+	 * Rounds of samples (from the cache after the first of each series),
+	 * then of instants each with a new string (about three turns of the
+	 * string table's CLOCK hand in all) or each on a new thread.  The
+	 * instants' strings or threads are used once, so CLOCK evicts them
+	 * and keeps the series' ones, if they are marked used: from the
+	 * first eviction on, a series that forgets to mark its strings or
+	 * its thread loses them and writes them again.
+	 */
+	for (unsigned round = 0, fresh = 0; round < 100; round++) {
+		for (unsigned i = 0; i < 20; i++)
+			for (unsigned k = 0; k < 3; k++) {
+				/* int32, and int64 now and then */
+				int64_t v = i % 7 == 6 ? (int64_t)i << 33 : (int64_t)(i + round) - 5 * k;
+
+				if (series)
+					ck_assert_int_eq(fxt_counter_sample(w, &cs[k], ts++, v), 0);
+				else if (v >= INT32_MIN && v <= INT32_MAX)
+					ck_assert_int_eq(fxt_counter(w, ts++, cs[k].th, cs[k].cat,
+								     cs[k].name, cs[k].id,
+								     FXT_ARGV(fxt_arg_i32(cs[k].arg,
+											  (int32_t)v))), 0);
+				else
+					ck_assert_int_eq(fxt_counter(w, ts++, cs[k].th, cs[k].cat,
+								     cs[k].name, cs[k].id,
+								     FXT_ARGV(fxt_arg_i64(cs[k].arg, v))),
+							 0);
+			}
+		for (unsigned i = 0; i < 1000; i++, fresh++) {
+			snprintf(name, sizeof(name), "name-%06u", thread_pressure ? 0 : fresh);
+			ck_assert_int_eq(fxt_instant(w, ts++,
+						     FXT_THREAD(9, 1000 + (thread_pressure ? fresh : 0)),
+						     "c", name, NULL, 0), 0);
+		}
+	}
+}
+
+START_TEST(test_counter_series)
+{
+	for (int thread_pressure = 0; thread_pressure < 2; thread_pressure++) {
+		struct membuf plain, fast;
+		struct fxt_writer *w = mem_writer(&plain), *fw;
+		struct fxt_writer_stats st;
+
+		counter_calls(w, false, thread_pressure);
+		fxt_writer_get_stats(w, &st);
+		if (thread_pressure)
+			ck_assert_uint_gt(st.thread_evictions, 90000);
+		else
+			ck_assert_uint_gt(st.string_evictions, 60000);
+		ck_assert_int_eq(fxt_writer_close(w), 0);
+		fw = mem_writer(&fast);
+		counter_calls(fw, true, thread_pressure);
+		ck_assert_int_eq(fxt_writer_close(fw), 0);
+		ck_assert_uint_eq(fast.len, plain.len);
+		ck_assert(!memcmp(fast.data, plain.data, plain.len));
+		free(plain.data);
+		free(fast.data);
+	}
 }
 END_TEST
 
@@ -1631,6 +1728,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_sink_error_is_sticky);
 	tcase_add_test(tw, test_file_sink_full_disk);
 	tcase_add_test(tw, test_file_sink_roundtrip);
+	tcase_add_test(tw, test_counter_series);
 	tcase_add_test(tw, test_golden);
 	suite_add_tcase(s, tw);
 
