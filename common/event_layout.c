@@ -526,11 +526,10 @@ const void *ev_layout_normalize(const struct ev_layout_map *map, unsigned type,
 				const void *src, void *dst)
 {
 	const struct ev_type_map *m = &map->types[type];
-	const struct ev_type_info *mine = ev_type_info(type);
 
 	if (m->identity)
 		return src;
-	memset(dst, 0, mine->size);
+	memset(dst, 0, ev_type_info(type)->size);
 	for (size_t i = 0; i < m->ncopies; i++) {
 		const struct ev_field_copy *c = &m->copies[i];
 		const unsigned char *s = (const unsigned char *)src + c->src_offset;
