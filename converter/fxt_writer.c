@@ -137,8 +137,6 @@ struct fxt_writer {
 
 	/* Serial of the record being built: its strings carry it as stamp. */
 	uint32_t serial;
-	/* The references of the last event written (fxt_counter_sample()). */
-	uint16_t last_tref, last_cref, last_nref, last_aref;
 
 	struct str_slot *str;		/* [0..STR_INTERN_LAST] */
 	uint16_t *str_buckets;		/* slot index, 0 = empty */
@@ -740,15 +738,63 @@ static int refuse(struct fxt_writer *w, int err)
 	return err;
 }
 
+/* A record's references: its thread, category and name, and its args'. */
+struct event_refs {
+	int tref, cref, nref;
+	struct arg_refs args;
+};
+
+/* The references of a new record, writing first the thread and string
+ * records it needs; 0 or the sticky error. */
+static inline int event_refs(struct fxt_writer *w, struct fxt_thread th, const char *cat,
+		      const char *name, const struct fxt_arg *args, unsigned nargs,
+		      struct event_refs *r)
+{
+	w->serial++;
+	r->tref = thread_ref(w, th);
+	if (r->tref < 0)
+		return r->tref;
+	r->cref = str_ref_cstr(w, cat);
+	if (r->cref < 0)
+		return r->cref;
+	r->nref = str_ref_cstr(w, name);
+	if (r->nref < 0)
+		return r->nref;
+	return resolve_args(w, args, nargs, &r->args);
+}
+
+/* The event record: header, timestamp, args, trailing word; no inline
+ * thread or strings. */
+static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
+		     const struct event_refs *r, const struct fxt_arg *args, unsigned nargs,
+		     bool has_extra, uint64_t extra)
+{
+	size_t words = 2 + r->args.words + (has_extra ? 1 : 0);
+	uint64_t *p;
+
+	if (words > FXT_MAX_RECORD_WORDS)
+		return refuse(w, -E2BIG);	/* cannot happen: <= 33 */
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(type, 16, 19) |
+		    FIELD(nargs, 20, 23) | FIELD(r->tref, 24, 31) |
+		    FIELD(r->cref, 32, 47) | FIELD(r->nref, 48, 63));
+	put_word(p + 1, ts);
+	p = put_args(p + 2, args, nargs, &r->args);
+	if (has_extra)
+		put_word(p, extra);
+	w->stats.events++;
+	return 0;
+}
+
 static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 		       struct fxt_thread th, const char *cat, const char *name,
 		       const struct fxt_arg *args, unsigned nargs,
 		       bool has_extra, uint64_t extra)
 {
-	struct arg_refs refs;
-	int tref, cref, nref, err;
-	size_t words;
-	uint64_t *p;
+	struct event_refs r;
+	int err;
 
 	if (w->err)
 		return w->err;
@@ -757,41 +803,10 @@ static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 		return refuse(w, err);
 	if (ts > INT64_MAX)
 		return refuse(w, -ERANGE);
-
-	w->serial++;
-	tref = thread_ref(w, th);
-	if (tref < 0)
-		return tref;
-	cref = str_ref_cstr(w, cat);
-	if (cref < 0)
-		return cref;
-	nref = str_ref_cstr(w, name);
-	if (nref < 0)
-		return nref;
-	err = resolve_args(w, args, nargs, &refs);
+	err = event_refs(w, th, cat, name, args, nargs, &r);
 	if (err)
 		return err;
-
-	/* header, timestamp, args, trailing word; no inline thread/strings */
-	words = 2 + refs.words + (has_extra ? 1 : 0);
-	if (words > FXT_MAX_RECORD_WORDS)
-		return refuse(w, -E2BIG);	/* cannot happen: <= 33 */
-	p = reserve(w, words);
-	if (!p)
-		return w->err;
-	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(type, 16, 19) |
-		    FIELD(nargs, 20, 23) | FIELD(tref, 24, 31) |
-		    FIELD(cref, 32, 47) | FIELD(nref, 48, 63));
-	put_word(p + 1, ts);
-	p = put_args(p + 2, args, nargs, &refs);
-	if (has_extra)
-		put_word(p, extra);
-	w->stats.events++;
-	w->last_tref = (uint16_t)tref;
-	w->last_cref = (uint16_t)cref;
-	w->last_nref = (uint16_t)nref;
-	w->last_aref = nargs ? refs.name[0] : 0;
-	return 0;
+	return put_event(w, type, ts, &r, args, nargs, has_extra, extra);
 }
 
 int fxt_instant(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
@@ -847,47 +862,43 @@ int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint6
 {
 	bool wide = value < INT32_MIN || value > INT32_MAX;
 	struct fxt_arg a = wide ? fxt_arg_i64(s->arg, value) : fxt_arg_i32(s->arg, (int32_t)value);
-	unsigned words = wide ? 5 : 4;
-	uint64_t *p;
+	struct event_refs r;
 	int err;
 
 	if (w->err)
 		return w->err;
-	if (!s->cached || s->evictions != evictions(w) || ts > INT64_MAX) {
-		err = fxt_counter(w, ts, s->th, s->cat, s->name, s->id, &a, 1);
-		if (err)
-			return err;
-		s->tref = w->last_tref;
-		s->cref = w->last_cref;
-		s->nref = w->last_nref;
-		s->aref = w->last_aref;
-		s->evictions = evictions(w);
-		s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) &&
-			    str_cacheable(s->aref);
-		return 0;
+	if (ts > INT64_MAX)
+		return refuse(w, -ERANGE);
+	if (s->cached && s->evictions == evictions(w)) {
+		/* What event_refs() does to the tables (a string or thread
+		 * the cached sample added is not yet marked used), so that
+		 * evictions, and so the file, are the same as without the
+		 * cache. */
+		w->serial++;
+		w->thr[s->tref].referenced = true;
+		if (s->cref)
+			str_slot_use(w, s->cref);
+		if (s->nref)
+			str_slot_use(w, s->nref);
+		if (s->aref)
+			str_slot_use(w, s->aref);
+		r.tref = s->tref;
+		r.cref = s->cref;
+		r.nref = s->nref;
+		r.args.name[0] = s->aref;	/* all put_args() reads of an int arg */
+		r.args.words = arg_words(a.type);
+		return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
 	}
-	/* What write_event() does to the tables (a string or thread the
-	 * cached sample added is not yet marked used), so that evictions,
-	 * and so the file, are the same as without the cache. */
-	w->serial++;
-	w->thr[s->tref].referenced = true;
-	if (s->cref)
-		str_slot_use(w, s->cref);
-	if (s->nref)
-		str_slot_use(w, s->nref);
-	if (s->aref)
-		str_slot_use(w, s->aref);
-	p = reserve(w, words);
-	if (!p)
-		return w->err;
-	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(EVT_COUNTER, 16, 19) |
-		    FIELD(1, 20, 23) | FIELD(s->tref, 24, 31) |
-		    FIELD(s->cref, 32, 47) | FIELD(s->nref, 48, 63));
-	put_word(p + 1, ts);
-	p = put_args(p + 2, &a, 1, &(struct arg_refs){ .name = { s->aref } });
-	put_word(p, s->id);
-	w->stats.events++;
-	return 0;
+	err = event_refs(w, s->th, s->cat, s->name, &a, 1, &r);
+	if (err)
+		return err;
+	s->tref = (uint16_t)r.tref;
+	s->cref = (uint16_t)r.cref;
+	s->nref = (uint16_t)r.nref;
+	s->aref = r.args.name[0];
+	s->evictions = evictions(w);
+	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
+	return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
 }
 
 int fxt_duration_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
