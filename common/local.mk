@@ -4,7 +4,7 @@ noinst_LIBRARIES += common/libcommon.a
 common_libcommon_a_SOURCES = \
 	common/uring_event.h \
 	common/event_layout.c common/event_layout.h \
-	common/log_format.h common/buffer.h \
+	common/log_format.h common/buffer.h common/sanitizer.h \
 	common/log_writer.c common/log_writer.h \
 	common/log_reader.c common/log_reader.h \
 	common/crc32c.c common/crc32c.h \

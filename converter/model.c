@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "hmap.h"
+#include "sanitizer.h"
 #include "model.h"
 
 #define IOSQE_CQE_SKIP_SUCCESS_BIT	(1u << 6)
@@ -106,14 +107,7 @@ struct syscall_state {
  * thread cache; GCC turns malloc() + memset() back into calloc()).  At
  * most SPARES_MAX are kept, so memory still follows what is open.
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define MODEL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MODEL_ASAN 1
-#endif
-#endif
-#ifdef MODEL_ASAN
+#if RINGSIDE_ASAN
 #define SPARES_MAX 0	/* AddressSanitizer must see every use after free */
 #else
 #define SPARES_MAX 64

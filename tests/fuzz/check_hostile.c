@@ -29,18 +29,8 @@
 #include "merge.h"
 #include "output.h"
 #include "timebase.h"
+#include "sanitizer.h"
 #include "test_util.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 #define RING 0x5100ull
 
@@ -147,7 +137,7 @@ static void convert_limited_to(const char *path, enum out_format fmt, unsigned a
 		FILE *errf = fopen(errpath, "w");
 		struct output *op;
 
-		if (as_mib && !UNDER_ASAN) {
+		if (as_mib && !RINGSIDE_ASAN) {
 			struct rlimit as = { (rlim_t)as_mib << 20, (rlim_t)as_mib << 20 };
 
 			setrlimit(RLIMIT_AS, &as);
@@ -393,7 +383,7 @@ START_TEST(test_open_requests_ring_recreated)
 
 	frame(w, 1, 1, c.ts, c.ts, &c, sizeof(c));
 	finish(w);
-	convert_limited(path, 1024, UNDER_ASAN ? 120 : 30, &res);
+	convert_limited(path, 1024, RINGSIDE_ASAN ? 120 : 30, &res);
 	ck_assert_msg(res.status == 0, "%s", res.err);
 	test_rmtree(dir);
 	free(dir);
@@ -428,7 +418,7 @@ START_TEST(test_overflow_storm)
 	frame(w, 1, (uint32_t)nover, o[0].ts, o[nover - 1].ts, o, nover * sizeof(*o));
 	free(o);
 	finish(w);
-	convert_limited(path, 1024, UNDER_ASAN ? 120 : 30, &res);
+	convert_limited(path, 1024, RINGSIDE_ASAN ? 120 : 30, &res);
 	ck_assert_msg(res.status == 0, "%s", res.err);
 	cap = convert_capture(path, &opt);
 	{
@@ -477,7 +467,7 @@ START_TEST(test_many_cpus)
 		frame(w, (uint32_t)cpu, 1, e.ts, e.ts, &e, sizeof(e));
 	}
 	finish(w);
-	convert_limited(path, 1024, UNDER_ASAN ? 10 : 3, &res);
+	convert_limited(path, 1024, RINGSIDE_ASAN ? 10 : 3, &res);
 	ck_assert_msg(res.status == 0, "%s", res.err);
 	ck_assert_int_eq(log_reader_open(&r, path, err, sizeof(err)), 0);
 	timebase_init(&tb);
@@ -519,7 +509,7 @@ START_TEST(test_many_cpus_losses_fxt)
 		frame(w, cpu, 4, e[0].ts, e[3].ts, e, sizeof(e));
 	}
 	finish(w);
-	convert_limited_to(path, FORMAT_FXT, 1024, UNDER_ASAN ? 15 : 3, &res);
+	convert_limited_to(path, FORMAT_FXT, 1024, RINGSIDE_ASAN ? 15 : 3, &res);
 	ck_assert_msg(res.status == 0, "%s", res.err);
 	test_rmtree(dir);
 	free(dir);
@@ -607,7 +597,7 @@ START_TEST(test_open_requests_memory)
 	struct result res;
 
 	finish(open_requests_log(path, 300000));
-	convert_limited(path, 512, UNDER_ASAN ? 120 : 30, &res);
+	convert_limited(path, 512, RINGSIDE_ASAN ? 120 : 30, &res);
 	ck_assert_msg(res.status == 0, "%s", res.err);
 	test_rmtree(dir);
 	free(dir);
