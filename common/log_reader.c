@@ -23,6 +23,17 @@ struct payload_slot {
 	size_t cap;
 };
 
+/* What fetching a payload writes: see log_decoder_new(). */
+struct log_decoder {
+	ZSTD_DCtx *dctx;
+	void *zbuf;			/* the stored (compressed) payload */
+	size_t zcap;
+	void *cbuf;			/* an EVENTS_COLUMNS payload, decompressed */
+	size_t ccap;
+	uint32_t *rec_off;		/* columns_to_records(): offsets by type */
+	size_t rec_off_cap;
+};
+
 struct log_reader {
 	char *path;
 	int fd;
@@ -36,13 +47,7 @@ struct log_reader {
 	enum log_stop stop;
 	uint64_t stop_offset;
 	char stop_msg[LOG_MSG_LEN];
-	ZSTD_DCtx *dctx;
-	void *zbuf;
-	size_t zcap;
-	void *cbuf;			/* an EVENTS_COLUMNS payload, decompressed */
-	size_t ccap;
-	uint32_t *rec_off;		/* columns_to_records(): offsets by type */
-	size_t rec_off_cap;
+	struct log_decoder *dec;	/* the reader's own */
 	struct payload_slot slots[LOG_READER_SLOTS];
 };
 
@@ -340,8 +345,9 @@ static const unsigned char *fill_column(unsigned char *out, const uint32_t *offs
  * >= 1 records) into *buf, with the log's own layouts.  Returns the
  * records' size, or 0 with a message in why.
  */
-static size_t columns_to_records(struct log_reader *r, const unsigned char *src, size_t len,
-				 uint32_t count, void **buf, size_t *cap, char *why, size_t whylen)
+static size_t columns_to_records(const struct log_reader *r, struct log_decoder *d,
+				 const unsigned char *src, size_t len, uint32_t count,
+				 void **buf, size_t *cap, char *why, size_t whylen)
 {
 	const struct ev_layout_map *map = &r->layout;
 	uint32_t n[EV_TYPE_LIMIT] = { 0 }, next[EV_TYPE_LIMIT];
@@ -382,7 +388,7 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 		return 0;
 	}
 	if (buffer_reserve(buf, cap, size) ||
-	    buffer_reserve((void **)&r->rec_off, &r->rec_off_cap, (size_t)count * sizeof(uint32_t))) {
+	    buffer_reserve((void **)&d->rec_off, &d->rec_off_cap, (size_t)count * sizeof(uint32_t))) {
 		snprintf(why, whylen, "out of memory");
 		return 0;
 	}
@@ -398,7 +404,7 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 	for (uint32_t i = 0, off = 0; i < count; i++) {
 		const struct ev_type_map *m = &map->types[src[i]];
 
-		r->rec_off[next[src[i]]++] = off;
+		d->rec_off[next[src[i]]++] = off;
 		if (!m->columns.covers_record)
 			memset(out + off, 0, m->log_size);
 		out[off + m->log_type_offset] = src[i];
@@ -410,7 +416,7 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 		const struct ev_columns *c = &map->types[t].columns;
 
 		for (unsigned j = 0; n[t] && j < c->n; j++)
-			from = fill_column(out, r->rec_off + k, n[t], &c->col[j], from);
+			from = fill_column(out, d->rec_off + k, n[t], &c->col[j], from);
 	}
 	/* EV_COL_DELTA ("ts") chains through all the payload's records in order */
 	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
@@ -435,8 +441,33 @@ static size_t columns_to_records(struct log_reader *r, const unsigned char *src,
 	return size;
 }
 
-int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
-			    void **buf, size_t *cap, size_t *len,
+struct log_decoder *log_decoder_new(void)
+{
+	struct log_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->dctx = ZSTD_createDCtx();
+	if (!d->dctx) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void log_decoder_free(struct log_decoder *d)
+{
+	if (!d)
+		return;
+	ZSTD_freeDCtx(d->dctx);
+	free(d->zbuf);
+	free(d->cbuf);
+	free(d->rec_off);
+	free(d);
+}
+
+int log_reader_payload_into(const struct log_reader *r, struct log_decoder *d,
+			    const struct log_frame *f, void **buf, size_t *cap, size_t *len,
 			    char *msg, size_t msglen)
 {
 	const struct log_frame_header *h = &f->h;
@@ -455,32 +486,32 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 	if (!h->stored_size)
 		return buffer_reserve(buf, cap, 1) ? -1 : 0;
 	/* columns are decompressed into the reader's buffer, then rebuilt */
-	if (buffer_reserve(&r->zbuf, &r->zcap, h->stored_size) ||
-	    (f->columns ? buffer_reserve(&r->cbuf, &r->ccap, h->raw_size) :
+	if (buffer_reserve(&d->zbuf, &d->zcap, h->stored_size) ||
+	    (f->columns ? buffer_reserve(&d->cbuf, &d->ccap, h->raw_size) :
 	     buffer_reserve(buf, cap, h->raw_size))) {
 		msgf(msg, msglen, "%s: %s: out of memory", r->path, what);
 		return -1;
 	}
-	if (pread_full(r->fd, r->zbuf, h->stored_size, f->payload_offset) !=
+	if (pread_full(r->fd, d->zbuf, h->stored_size, f->payload_offset) !=
 	    (ssize_t)h->stored_size) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: cannot read payload: %s",
 		     r->path, f->payload_offset, what, strerror(errno));
 		return -1;
 	}
-	if (crc32c(0, r->zbuf, h->stored_size) != h->payload_crc) {
+	if (crc32c(0, d->zbuf, h->stored_size) != h->payload_crc) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: payload checksum mismatch (damaged data)",
 		     r->path, f->payload_offset, what);
 		return -1;
 	}
-	content = ZSTD_getFrameContentSize(r->zbuf, h->stored_size);
+	content = ZSTD_getFrameContentSize(d->zbuf, h->stored_size);
 	if (content != h->raw_size ||
-	    ZSTD_findFrameCompressedSize(r->zbuf, h->stored_size) != h->stored_size) {
+	    ZSTD_findFrameCompressedSize(d->zbuf, h->stored_size) != h->stored_size) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: payload is not one zstd frame of %" PRIu64 " bytes",
 		     r->path, f->payload_offset, what, (uint64_t)h->raw_size);
 		return -1;
 	}
-	got = ZSTD_decompressDCtx(r->dctx, f->columns ? r->cbuf : *buf, h->raw_size,
-				  r->zbuf, h->stored_size);
+	got = ZSTD_decompressDCtx(d->dctx, f->columns ? d->cbuf : *buf, h->raw_size,
+				  d->zbuf, h->stored_size);
 	if (ZSTD_isError(got) || got != h->raw_size) {
 		msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: cannot decompress payload: %s",
 		     r->path, f->payload_offset, what,
@@ -490,7 +521,7 @@ int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
 	if (f->columns) {
 		char why[160];
 
-		got = columns_to_records(r, r->cbuf, got, h->count, buf, cap,
+		got = columns_to_records(r, d, d->cbuf, got, h->count, buf, cap,
 					 why, sizeof(why));
 		if (!got) {
 			msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: %s (damaged data)",
@@ -513,7 +544,7 @@ int log_reader_payload(struct log_reader *r, const struct log_frame *f, unsigned
 		return -1;
 	}
 	s = &r->slots[slot];
-	ret = log_reader_payload_into(r, f, &s->buf, &s->cap, len, msg, msglen);
+	ret = log_reader_payload_into(r, r->dec, f, &s->buf, &s->cap, len, msg, msglen);
 	*buf = s->buf;
 	return ret;
 }
@@ -655,8 +686,8 @@ int log_reader_open(struct log_reader **rp, const char *path, char *msg, size_t 
 	}
 	r->fd = -1;
 	r->path = strdup(path);
-	r->dctx = ZSTD_createDCtx();
-	if (!r->path || !r->dctx) {
+	r->dec = log_decoder_new();
+	if (!r->path || !r->dec) {
 		msgf(msg, msglen, "%s: out of memory", path);
 		ret = -ENOMEM;
 		goto fail;
@@ -708,10 +739,7 @@ void log_reader_close(struct log_reader *r)
 		close(r->fd);
 	json_doc_free(&r->meta);
 	ev_layout_map_free(&r->layout);
-	ZSTD_freeDCtx(r->dctx);
-	free(r->zbuf);
-	free(r->cbuf);
-	free(r->rec_off);
+	log_decoder_free(r->dec);
 	for (int i = 0; i < LOG_READER_SLOTS; i++)
 		free(r->slots[i].buf);
 	free(r->path);

@@ -98,11 +98,24 @@ int log_reader_payload(struct log_reader *r, const struct log_frame *f, unsigned
 		       const void **buf, size_t *len, char *msg, size_t msglen);
 
 /*
- * Same, into a caller-owned buffer that grows as needed (free() it).  For
- * callers that keep many payloads at once (the converter's merge).
+ * What fetching a payload needs besides the reader: a zstd context and
+ * scratch buffers.  Fetching reads the file by offset (pread) and nothing
+ * of the reader that changes after log_reader_open(), so threads that each
+ * bring their own decoder may fetch payloads at once (the converter loads
+ * frames ahead of its merge this way), as long as no thread is walking
+ * frame headers (log_reader_next()) at the same time.
  */
-int log_reader_payload_into(struct log_reader *r, const struct log_frame *f,
-			    void **buf, size_t *cap, size_t *len,
+struct log_decoder;
+struct log_decoder *log_decoder_new(void);	/* NULL: out of memory */
+void log_decoder_free(struct log_decoder *d);
+
+/*
+ * Same as log_reader_payload(), with decoder d, into a caller-owned buffer
+ * that grows as needed (free() it).  For callers that keep many payloads
+ * at once (the converter's merge).
+ */
+int log_reader_payload_into(const struct log_reader *r, struct log_decoder *d,
+			    const struct log_frame *f, void **buf, size_t *cap, size_t *len,
 			    char *msg, size_t msglen);
 
 /*

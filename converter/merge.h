@@ -50,6 +50,14 @@
 #define MERGE_MAX_WARNINGS 100
 extern uint64_t merge_max_active_bytes;
 
+/*
+ * Frames are loaded (fetched, checked, decompressed, indexed) by a second
+ * thread, a few ahead of the merge, when the log has two frames or more;
+ * false: by the merging thread (tests compare the two).  The output is
+ * the same either way.
+ */
+extern bool merge_read_ahead;
+
 enum merge_item_kind { MERGE_RECORD = 1, MERGE_LOSS };
 
 struct merge_item {

@@ -19,6 +19,7 @@
 
 #include "convert_test.h"
 #include "event_layout.h"
+#include "merge.h"
 #include "out_buf.h"
 #include "output.h"
 #include "test_util.h"
@@ -644,12 +645,10 @@ START_TEST(test_csv_events_in_order)
 END_TEST
 
 /* Records of every type with random field values (valid checksums: what a
- * buggy or hostile recorder could write) convert to every format without a
- * crash, a sanitizer report or an error. */
-START_TEST(test_random_records)
+ * buggy or hostile recorder could write), on 3 CPUs, all overlapping in
+ * time: 60 frames. */
+static void write_random_log(const char *path)
 {
-	char *dir = test_tmpdir();
-	char *path = test_path(dir, "random.log");
 	struct synth_options opt = { .ncpus = 3 };
 	struct synth_log *s = synth_log_create(path, &opt);
 	size_t ntypes;
@@ -682,6 +681,16 @@ START_TEST(test_random_records)
 			synth_flush(s);
 	}
 	synth_finish(s, "signal");
+}
+
+/* They convert to every format without a crash, a sanitizer report or an
+ * error. */
+START_TEST(test_random_records)
+{
+	char *dir = test_tmpdir();
+	char *path = test_path(dir, "random.log");
+
+	write_random_log(path);
 	for (int fmt = 0; fmt < 3; fmt++) {
 		struct output_config cfg = { .force = true };
 		struct options o = { .log_path = path, .quiet = true };
@@ -699,6 +708,90 @@ START_TEST(test_random_records)
 	test_rmtree(dir);
 	free(dir);
 	free(path);
+}
+END_TEST
+
+/* Convert path to JSON; its bytes and the warnings (ends with the exit
+ * status) into *json and *warnings. */
+static void convert_json(const char *path, const char *out, char **json, char **warnings)
+{
+	struct output_config cfg = { .path = out, .force = true };
+	struct options o = { .log_path = path };	/* not quiet: the warnings */
+	FILE *errf = tmpfile();
+	char err[256];
+	struct output *op = output_json_new(&cfg, err, sizeof(err));
+	size_t size;
+	int ret;
+
+	ck_assert_ptr_nonnull(op);
+	ck_assert_ptr_nonnull(errf);
+	ret = convert_into(&o, op, errf);
+	fprintf(errf, "exit %d\n", ret);
+	size = (size_t)ftell(errf);
+	*warnings = calloc(1, size + 1);
+	rewind(errf);
+	ck_assert_uint_eq(fread(*warnings, 1, size, errf), size);
+	fclose(errf);
+	*json = ret ? strdup("") : (char *)test_read_file(out, &size);
+}
+
+/*
+ * Frames loaded ahead by a second thread (merge_read_ahead) and frames
+ * loaded by the merge itself give the same output and the same warnings,
+ * in the same order: for a 60-frame log intact and damaged at 40 places
+ * (payloads, headers), each time also under a memory limit that skips
+ * frames.
+ */
+START_TEST(test_read_ahead_same_output)
+{
+	char *dir = test_tmpdir();
+	char *path = test_path(dir, "random.log"), *out = test_path(dir, "out.json");
+	uint64_t saved_limit = merge_max_active_bytes;
+	unsigned char *orig;
+	size_t size;
+	unsigned damaged = 0, skipped = 0;
+
+	write_random_log(path);
+	orig = test_read_file(path, &size);
+	for (unsigned k = 0; k <= 40; k++) {
+		size_t pos = k * (size - 1) / 40;
+
+		if (k)
+			orig[pos] ^= 0x5a;
+		test_write_file(path, orig, size);
+		if (k)
+			orig[pos] ^= 0x5a;
+		for (int limited = 0; limited < 2; limited++) {
+			char *json[2], *warn[2];
+
+			merge_max_active_bytes = limited ? 100u << 10 : saved_limit;
+			for (int ahead = 0; ahead < 2; ahead++) {
+				merge_read_ahead = ahead;
+				convert_json(path, out, &json[ahead], &warn[ahead]);
+			}
+			merge_read_ahead = true;
+			ck_assert_msg(!strcmp(warn[0], warn[1]),
+				      "damage at %zu, limit %d: warnings differ:\n%s---\n%s",
+				      k ? pos : 0, limited, warn[0], warn[1]);
+			ck_assert_msg(!strcmp(json[0], json[1]),
+				      "damage at %zu, limit %d: outputs differ", k ? pos : 0, limited);
+			damaged += !!strstr(warn[0], "counted as lost");
+			skipped += !!strstr(warn[0], "overlaps in time with");
+			for (int i = 0; i < 2; i++) {
+				free(json[i]);
+				free(warn[i]);
+			}
+		}
+	}
+	merge_max_active_bytes = saved_limit;
+	/* The cases the comparison is about did happen. */
+	ck_assert_uint_ge(skipped, 30);
+	ck_assert_uint_ge(damaged, 60);
+	free(orig);
+	test_rmtree(dir);
+	free(dir);
+	free(path);
+	free(out);
 }
 END_TEST
 
@@ -888,6 +981,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);
+	tcase_add_test(tc, test_read_ahead_same_output);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
 	suite_add_tcase(s, tc);
