@@ -415,6 +415,45 @@ START_TEST(test_csv_quoting)
 }
 END_TEST
 
+static void assert_plain_cell(const char *what, unsigned v, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		ck_assert_msg(*p != ',' && *p != '"' && *p != '\r' && *p != '\n' && *p < 0x80,
+			      "%s(%u) = \"%s\" would need quotes or escapes in a CSV cell", what, v, s);
+	ck_assert_msg(*s, "%s(%u) is empty", what, v);
+}
+
+/*
+ * The CSV writer copies this converter's own names without looking at
+ * their bytes (field_plain()): every one of them, in range or not, must
+ * be a plain cell.
+ */
+START_TEST(test_names_are_plain_cells)
+{
+	size_t ntypes;
+	const struct ev_type_info *types = ev_types(&ntypes);
+	char buf[512];
+
+	for (unsigned v = 0; v <= 64; v++) {
+		assert_plain_cell("path_name", v, path_name((enum req_path)v));
+		assert_plain_cell("status_name", v, status_name((enum req_status)v));
+		if (v)
+			assert_plain_cell("incomplete_reason_name", v,
+					  incomplete_reason_name((enum req_incomplete_reason)v));
+		assert_plain_cell("task_kind_name", v, task_kind_name((enum task_kind)v));
+		assert_plain_cell("syscall_kind_name", v, syscall_kind_name((enum syscall_kind)v));
+		assert_plain_cell("loss_source_name", v, loss_source_name((enum loss_source)v));
+		assert_plain_cell("counter_kind_name", v, counter_kind_name((enum counter_kind)v));
+		assert_plain_cell("loss_kind_name", v, loss_kind_name(v));
+		assert_plain_cell("ev_type_name", v, ev_type_name(v));
+	}
+	for (size_t i = 0; i < ntypes; i++)
+		assert_plain_cell("ev_types name", (unsigned)i, types[i].name);
+	assert_plain_cell("format_modifiers", ~0u,
+			  format_modifiers(buf, sizeof(buf), (1u << REQM_COUNT_BITS) - 1));
+}
+END_TEST
+
 struct cli_case {
 	const char *args[8];
 	int status;
@@ -970,6 +1009,7 @@ static Suite *output_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_csv_quoting);
+	tcase_add_test(tc, test_names_are_plain_cells);
 	tcase_add_test(tc, test_csv_events_in_order);
 	tcase_add_test(tc, test_dec_u64);
 	tcase_add_test(tc, test_out_buf);
