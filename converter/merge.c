@@ -931,6 +931,8 @@ static int take_frame(struct merge *m, const struct src *s, struct merge_item *i
 	/* The slot stays ours until taken moves on. */
 	l = &ra->ring[ra->taken % READ_AHEAD_FRAMES];
 	if (l->src != s) {
+		if (l->a)
+			release(m, l->a);
 		ret = -2;
 	} else if (!l->a) {
 		ret = l->res.status == LOAD_NO_MEMORY ? -1 : load_frame(m, s, it);
