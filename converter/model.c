@@ -91,6 +91,9 @@ struct req {
 	uint64_t loss_seq_at_open;
 	bool loss_covered;
 	struct chain *chain;
+	/* The thread whose last_cqe_req this is: the last to post a CQE of it
+	 * (tasks live as long as the model). */
+	struct task_state *cqe_task;
 };
 
 struct syscall_state {
@@ -465,8 +468,6 @@ static bool lost_during(const struct model *m, const struct req *rq)
 /* Deliver a finished request and free it. */
 static void req_emit(struct model *m, struct req *rq)
 {
-	struct task_state *ct;
-
 	req_unlink_open(m, rq);
 	if (rq->tentative_inline) {
 		rq->r.path = PATH_INLINE;
@@ -481,11 +482,8 @@ static void req_emit(struct model *m, struct req *rq)
 			free(rq->chain);
 		rq->chain = NULL;
 	}
-	if (rq->r.complete_tid) {
-		ct = hmap_get(&m->tasks, rq->r.complete_tid, 0);
-		if (ct && ct->last_cqe_req == rq)
-			ct->last_cqe_req = NULL;
-	}
+	if (rq->cqe_task && rq->cqe_task->last_cqe_req == rq)
+		rq->cqe_task->last_cqe_req = NULL;
 	for (struct task_state *w = rq->r.worker_tid ? hmap_get(&m->tasks, rq->r.worker_tid, 0) : NULL;
 	     w && w->current_work == rq; w = NULL)
 		w->current_work = NULL;
@@ -1390,6 +1388,14 @@ have_request:
 	if (!rq->r.sqe_valid)
 		rq->r.user_data = e->user_data;
 	if (ts) {
+		/* One thread points at a request for its overflow: one that
+		 * posted a CQE of it and then ended (a multishot request's CQE
+		 * by another thread, a ring re-created) would be left pointing
+		 * at a freed request.  (An overflow pairs only with its own
+		 * thread's record just before it, so nothing is lost.) */
+		if (rq->cqe_task && rq->cqe_task != ts && rq->cqe_task->last_cqe_req == rq)
+			rq->cqe_task->last_cqe_req = NULL;
+		rq->cqe_task = ts;
 		ts->last_cqe_req = rq;
 		ts->last_cqe_seq = m->seq;
 	}
@@ -1495,6 +1501,16 @@ static void on_work_begin(struct model *m, const struct ev_work_begin *e, struct
 	if (!rq)
 		return;
 	learn_ids(rq, e->opcode, e->user_data);
+	/* A worker points at its request only while it is the request's
+	 * worker: req_emit() finds the one to forget by worker_tid, and a
+	 * worker left pointing at a request freed since would end the work of
+	 * whatever reuses it (a log with two work_begins for one request). */
+	if (rq->r.worker_tid && rq->r.worker_tid != e->tid) {
+		struct task_state *prev = hmap_get(&m->tasks, rq->r.worker_tid, 0);
+
+		if (prev && prev->current_work == rq)
+			prev->current_work = NULL;
+	}
 	rq->r.worker_tid = e->tid;
 	rq->r.work_begin_ts = e->ts;
 	rq->r.modifiers &= ~REQM_WORKER_APPROX;

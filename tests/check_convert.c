@@ -168,6 +168,90 @@ START_TEST(test_iowq)
 }
 END_TEST
 
+/*
+ * Two workers begin the same request (a damaged or out-of-order log), its
+ * ring is then re-created, which closes it, and a new request takes its
+ * pointer (and, with the model's reuse of freed states, its memory).  The
+ * first worker's work_end must not land on the new request: the first
+ * worker stopped pointing at the request when the second took it.  (Found
+ * by test_read_ahead_same_output under AddressSanitizer: a use after free.)
+ */
+START_TEST(test_work_handed_over_then_ring_recreated)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "handover.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER + 1, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xb1, OP_WRITE, 1, 16, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 3 * US, TID, PID, RING, 0xb1, 1);
+	ev_work(&sc, true, T0 + 4 * US, WORKER, PID, RING, 0xb1);
+	ev_work(&sc, true, T0 + 5 * US, WORKER + 1, PID, RING, 0xb1);
+	ev_create(&sc, T0 + 6 * US, TID, PID, RING, 6, 0);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0xb1, OP_WRITE, 2, 0, 0);
+	ev_work(&sc, false, T0 + 8 * US, WORKER, PID, RING, 0xb1);
+	ev_complete(&sc, T0 + 9 * US, TID, PID, RING, 0xb1, 2, 4096, 0);
+	c = run(&sc);
+
+	r = req_by_ud(c, 1);
+	ck_assert_int_eq(r->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(r->incomplete_reason, INCOMPLETE_RING_RECREATED);
+	ck_assert_uint_eq(r->worker_tid, WORKER + 1);
+	ck_assert_uint_eq(r->work_begin_ts, T0 + 5 * US);
+	r = req_by_ud(c, 2);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(r->work_end_ts, 0);
+	ck_assert_uint_eq(r->worker_tid, 0);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * A thread posts a multishot CQE of a request, the ring is re-created by
+ * another thread (closing the request), a new request with the same
+ * user_data takes its place, and then the first thread reports a CQE
+ * overflow.  The overflow cannot be the first CQE's (that request is
+ * gone): it is the new request's completion, as when no complete comes
+ * before an overflow (6.18), not a mark on whatever reuses the closed
+ * request's memory.  (Found under AddressSanitizer like the test above.)
+ */
+START_TEST(test_overflow_after_ring_recreated)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "overflow_recreated.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, TID2, PID, "app2", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xc1, OP_READ, 7, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID2, PID, RING, 0xc1, 7, 1, CQE_F_MORE);
+	ev_create(&sc, T0 + 4 * US, TID, PID, RING, 6, 0);
+	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0xc2, OP_READ, 7, 0, 0);
+	ev_overflow(&sc, T0 + 6 * US, TID2, PID, RING, 7, 4, false);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 2);
+	r = &c->req[0];
+	ck_assert_int_eq(r->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(r->incomplete_reason, INCOMPLETE_RING_RECREATED);
+	ck_assert_uint_eq(r->overflow_ts, 0);
+	r = &c->req[1];
+	ck_assert_uint_eq(r->req_ptr, 0xc2);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(r->complete_ts, T0 + 6 * US);
+	ck_assert_uint_eq(r->overflow_ts, T0 + 6 * US);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_poll_iopoll_failed_drained)
 {
 	struct scen sc;
@@ -873,6 +957,8 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_inline_and_task_work);
 	tcase_add_test(tc, test_off_zeroed_is_unknown);
 	tcase_add_test(tc, test_iowq);
+	tcase_add_test(tc, test_work_handed_over_then_ring_recreated);
+	tcase_add_test(tc, test_overflow_after_ring_recreated);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
