@@ -191,7 +191,8 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 include tests/fuzz/local.mk
 
 # --- end-to-end suite and kernel matrix (issues 6 and 8) -----------------
-# tests/e2e/e2e.sh: every run of tests/e2e/plan recorded with uring-record
+# tests/e2e/e2e.sh: every run of tests/e2e/plan, and the --cgroup cases
+# (tests/e2e/cgroup.sh), recorded with uring-record
 # next to an unrelated io_uring process (tests/e2e/bystander), converted
 # to summary JSON, CSV and FXT and compared with the workload's ground
 # truth: RECORD step tests/e2e/record.sh (POSIX sh, runs in a busybox
@@ -229,7 +230,7 @@ clean-local: clean-e2e
 clean-e2e:
 	-rm -rf tests/e2e/out tests/kernels/out
 .PHONY: clean-e2e
-EXTRA_DIST += tests/e2e/plan tests/e2e/record.sh tests/e2e/check.py \
+EXTRA_DIST += tests/e2e/plan tests/e2e/record.sh tests/e2e/cgroup.sh tests/e2e/check.py \
 	tests/e2e/e2e_asserts.py tests/e2e/e2e_hooks.py tests/e2e/e2e.sh \
 	tests/e2e/static.sh tests/kernels/kernel-cache.sh \
 	tests/kernels/run-in-kernel.sh tests/kernels/matrix.sh

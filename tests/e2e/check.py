@@ -20,7 +20,10 @@ recorded + lost == generated, per event type.
 
 It also checks that every hook this kernel offers (kernel.facts, read from
 the kernel by record.sh) attached, with the right variant, and writes the
-kernel's column of the hook table (--hooks-json).
+kernel's column of the hook table (--hooks-json).  Without RUN names it
+checks the --cgroup cases too (tests/e2e/cgroup.sh, judged by
+tests/live/check.py's check_cgroup(); a case skipped for a reason the
+machine gives fails under CI=true).
 
 Tools: $URING_CONVERT, $LOGSTAT, $FXTSTAT (default: the build tree's, from
 $top_builddir or the current directory).  Needs no root.
@@ -115,6 +118,40 @@ def check_run(outdir, name, facts, bystander):
     return ("fail" if ctx.failures else "pass"), ctx.failures, ctx, run
 
 
+def live_check():
+    """tests/live/check.py (its name is this file's: load it under another)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "live", "check.py")
+    spec = importlib.util.spec_from_file_location("live_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+CGROUP_CASES = ("cgroup", "cgroup-switch")
+
+
+def check_cgroup_case(outdir, name):
+    """A --cgroup recording of tests/e2e/cgroup.sh, judged by
+    tests/live/check.py's check_cgroup(): (verdict, failures)."""
+    skip = os.path.join(outdir, name + ".skip")
+    if os.path.exists(skip):
+        with open(skip) as f:
+            return "skip", [f.read().strip()]
+    try:
+        with open(os.path.join(outdir, name + ".args")) as f:
+            args = [int(x) for x in f.read().split()]
+    except (OSError, ValueError) as e:
+        return "fail", [f"not recorded: {e}"]
+    log = os.path.join(outdir, name + ".log")
+    stat = json.loads(run_tool([TOOLS["logstat"], log], "logstat"))
+    text = run_tool([TOOLS["logstat"], "--dump", log], "logstat --dump").decode()
+    recs = sorted((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["ts"])
+    live = live_check()
+    live.check_cgroup(stat, recs, args, name == "cgroup-switch")
+    return ("fail" if live.failures else "pass"), list(live.failures)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
@@ -173,6 +210,23 @@ def main():
                 print(f"      {f}")
             if len(fails) > 25 and not a.verbose:
                 print(f"      ... {len(fails) - 25} more (-v)")
+
+    # The --cgroup cases come with the whole plan (record.sh).
+    for name in CGROUP_CASES if not a.runs else ():
+        try:
+            verdict, fails = check_cgroup_case(a.outdir, name)
+        except (RunError, OSError, ValueError) as e:
+            verdict, fails = "fail", [str(e)]
+        if verdict == "skip" and not ci:
+            print(f"SKIP  {name}: {fails[0]}")
+        elif verdict == "pass":
+            passed += 1
+            print(f"PASS  {name}: only the cgroup's processes" +
+                  ("; context switches into and out of its SQ thread" if name != "cgroup" else ""))
+        else:
+            failed += 1
+            print(f"FAIL  {name}: " + ("skipped under CI=true: " if verdict == "skip" else "") +
+                  "; ".join(fails[:10]))
 
     hook_fails, column = e2e_hooks.check_hooks(facts, metas)
     if hook_fails:

@@ -19,7 +19,9 @@
 #
 # and once: kernel.facts (what this kernel offers, found without the
 # recorder: tracefs events, kprobe PMU, ftrace-able functions), bystander.json
-# (the bystander's own account) and runs (the names, in order).
+# (the bystander's own account) and runs (the names, in order).  Without
+# RUN names it also records the --cgroup cases (tests/e2e/cgroup.sh:
+# cgroup.log, cgroup-switch.log, or a .skip file saying why not).
 #
 # It judges nothing (tests/e2e/check.py does, on any machine) and needs
 # only a POSIX shell: it runs as /init's child in a busybox guest
@@ -187,6 +189,13 @@ while IFS='|' read -r name ropts wargs; do
 	echo "recorded $name ($secs s, exit status $status)"
 	n=$((n + 1))
 done <"$plan"
-stop_bystander
+set +f
 [ $n -gt 0 ] || die "no run of $plan matches: $wanted"
+# The whole plan also records the --cgroup cases (cgroup.sh next to this
+# script), the bystander still running outside the cgroup.
+if [ -z "$wanted" ]; then
+	RECORD_SUDO=$sudo_cmd sh "$here/cgroup.sh" -r "$recorder" -w "$workload" "$out" ||
+		die "cgroup.sh failed"
+fi
+stop_bystander
 exit 0

@@ -18,7 +18,8 @@
 # assertions as make check, plus "every hook this kernel offers attached";
 # and a guest's kernel log must hold no warning, BUG or oops.
 # RUN names runs of tests/e2e/plan (default: all of them: every scenario,
-# the storm, and each io-wq and syscall method forced in turn).
+# the storm, and each io-wq and syscall method forced in turn, and then
+# the --cgroup cases of tests/e2e/cgroup.sh).
 #
 # Prints one PASS/FAIL line per kernel and run, the kernel x hook table,
 # the time each kernel took, and last a line "N passed, N failed" (N
@@ -130,6 +131,7 @@ for k in $kernels; do
 		"$here/run-in-kernel.sh" -t "$timeout" -c "$cpus" -o "$dir" -l "$dir.console.log" \
 			-i "$rec:/bin/uring-record" -i "$work:/bin/workload" -i "$bys:/bin/bystander" \
 			-i "$srcdir/tests/e2e/record.sh:/e2e/record.sh" -i "$srcdir/tests/e2e/plan:/e2e/plan" \
+			-i "$srcdir/tests/e2e/cgroup.sh:/e2e/cgroup.sh" \
 			"$kdir" /bin/sh /e2e/record.sh /out "${runs[@]+"${runs[@]}"}" >"$dir.record.log" 2>&1
 		status=$?
 	fi

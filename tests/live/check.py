@@ -84,3 +84,70 @@ def done():
         for f in failures:
             print("FAIL: " + f, file=sys.stderr)
         sys.exit(1)
+
+
+# ------------------------------------------------ processes in a recording
+
+def task_table(stat):
+    """logstat's task list by tid."""
+    return {t["tid"]: t for t in stat["tasks"]}
+
+
+def parent_of(tasks, tgid):
+    t = tasks.get(tgid)
+    return t["parent_tgid"] if t else None
+
+
+def record_procs(recs, tasks, kind):
+    """tgids of the records ("io": not counting task records).  A context
+    switch is recorded for its io_uring thread side(s), named in the log;
+    the other side is whatever ran before or after it.  A switch with no
+    named io_uring thread counts for both sides."""
+    def io_thread(tid):
+        return tasks.get(tid, {}).get("kind") in ("io_worker", "sqpoll", "io_thread")
+    out = set()
+    for r in recs:
+        if r["type"] == "lost":
+            continue
+        if kind == "io" and r["type"] in ("task", "task_exit"):
+            continue
+        if r["type"] == "sched_switch":
+            sides = ((r["tid"], r["tgid"]), (r["next_tid"], r["next_tgid"]))
+            out |= {g for t, g in sides if io_thread(t)} or {g for t, g in sides}
+            continue
+        out.add(r["tgid"])
+    out.discard(0)
+    return out
+
+
+def explain_procs(bad, tasks, recs):
+    """What a recording holds about processes a check did not expect."""
+    for p in sorted(bad):
+        print("process %d: %s; records %s" % (p, tasks.get(p),
+              sorted({r["type"] for r in recs if p in (r["tgid"], r.get("next_tgid"))})),
+              file=sys.stderr)
+
+
+def check_cgroup(stat, recs, args, switch):
+    """A --cgroup recording of tests/e2e/cgroup.sh: the loop in the cgroup
+    (args[0]) and its children, and the processes put there besides
+    (switch: args[1] the SQPOLL workload, args[2] the busy loop); with
+    switch, the context switches out of the cgroup's SQ thread and into it
+    from a task outside the cgroup (a filter on the cgroup of the task that
+    ran before would miss those)."""
+    tasks = task_table(stat)
+
+    def in_cgroup(p):
+        return p in args or parent_of(tasks, p) == args[0]
+    true("submits recorded", sum(stat["submits_by_opcode"].values()) > 0)
+    bad = {p for p in record_procs(recs, tasks, "io") if not in_cgroup(p)}
+    eq("processes outside the cgroup", bad, set())
+    explain_procs(bad, tasks, recs)
+    if not switch:
+        return
+    sq = {t for t, v in tasks.items() if v["tgid"] == args[1] and v["kind"] == "sqpoll"}
+    true("the cgroup's SQ thread named", len(sq) == 1, sq)
+    sw = [r for r in recs if r["type"] == "sched_switch"]
+    true("switches out of the cgroup's SQ thread", any(r["tid"] in sq for r in sw))
+    true("switches into the cgroup's SQ thread from a task outside",
+         any(r["next_tid"] in sq and not in_cgroup(r["tgid"]) for r in sw))
