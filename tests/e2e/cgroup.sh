@@ -22,9 +22,9 @@
 #                       inside SQPOLL workload's and the inside busy
 #                       loop's.
 #
-# When a case cannot be recorded here (not root, no writable cgroup v2
-# hierarchy, one CPU, no taskset, SQPOLL refused), OUTDIR/NAME.skip holds
-# the reason instead.  tests/live/check.py's check_cgroup() judges the
+# When a case cannot be recorded here (not root, also with RECORD_SUDO; no
+# writable cgroup v2 hierarchy, one CPU, no taskset, SQPOLL refused),
+# OUTDIR/NAME.skip holds the reason instead.  tests/live/check.py's check_cgroup() judges the
 # recordings; tests/live/filters.sh and tests/e2e/check.py (the kernel
 # matrix, where this runs in a busybox guest) call it.
 #
@@ -82,9 +82,11 @@ spawn_in_cgroup() {
 }
 
 cg_root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ "$(id -u)" != 0 ] && [ -z "$sudo_cmd" ]; then
-	skip cgroup "not root"
-	skip cgroup-switch "not root"
+# Even with RECORD_SUDO: making a cgroup and moving processes into it
+# are this script's own doing.
+if [ "$(id -u)" != 0 ]; then
+	skip cgroup "not root (making a cgroup needs it)"
+	skip cgroup-switch "not root (making a cgroup needs it)"
 	exit 0
 fi
 if [ -z "$cg_root" ] || ! mkdir "$cg_root/ringside-cgroup-$$" 2>/dev/null; then
