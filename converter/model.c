@@ -91,9 +91,16 @@ struct req {
 	uint64_t loss_seq_at_open;
 	bool loss_covered;
 	struct chain *chain;
-	/* The thread whose last_cqe_req this is: the last to post a CQE of it
-	 * (tasks live as long as the model). */
-	struct task_state *cqe_task;
+	/*
+	 * The one thread that may point at this request through its
+	 * current_work (the last worker to begin it) and the one through its
+	 * last_cqe_req (the last thread to post a CQE of it): req_emit()
+	 * clears those pointers, so that no thread is left pointing at a
+	 * request that is gone (a log with two work_begins for one request,
+	 * or CQEs of one request from two threads, then its ring re-created).
+	 * Tasks live as long as the model.
+	 */
+	struct task_state *work_task, *cqe_task;
 };
 
 struct syscall_state {
@@ -484,9 +491,8 @@ static void req_emit(struct model *m, struct req *rq)
 	}
 	if (rq->cqe_task && rq->cqe_task->last_cqe_req == rq)
 		rq->cqe_task->last_cqe_req = NULL;
-	for (struct task_state *w = rq->r.worker_tid ? hmap_get(&m->tasks, rq->r.worker_tid, 0) : NULL;
-	     w && w->current_work == rq; w = NULL)
-		w->current_work = NULL;
+	if (rq->work_task && rq->work_task->current_work == rq)
+		rq->work_task->current_work = NULL;
 	rq->ring->r.requests++;
 	if (m->ops->request)
 		m->ops->request(m->out, &rq->r);
@@ -1388,11 +1394,9 @@ have_request:
 	if (!rq->r.sqe_valid)
 		rq->r.user_data = e->user_data;
 	if (ts) {
-		/* One thread points at a request for its overflow: one that
-		 * posted a CQE of it and then ended (a multishot request's CQE
-		 * by another thread, a ring re-created) would be left pointing
-		 * at a freed request.  (An overflow pairs only with its own
-		 * thread's record just before it, so nothing is lost.) */
+		/* Only the latest thread points at it (struct req,
+		 * cqe_task).  An overflow pairs only with its own thread's
+		 * record just before it, so no pairing is lost. */
 		if (rq->cqe_task && rq->cqe_task != ts && rq->cqe_task->last_cqe_req == rq)
 			rq->cqe_task->last_cqe_req = NULL;
 		rq->cqe_task = ts;
@@ -1501,19 +1505,13 @@ static void on_work_begin(struct model *m, const struct ev_work_begin *e, struct
 	if (!rq)
 		return;
 	learn_ids(rq, e->opcode, e->user_data);
-	/* A worker points at its request only while it is the request's
-	 * worker: req_emit() finds the one to forget by worker_tid, and a
-	 * worker left pointing at a request freed since would end the work of
-	 * whatever reuses it (a log with two work_begins for one request). */
-	if (rq->r.worker_tid && rq->r.worker_tid != e->tid) {
-		struct task_state *prev = hmap_get(&m->tasks, rq->r.worker_tid, 0);
-
-		if (prev && prev->current_work == rq)
-			prev->current_work = NULL;
-	}
 	rq->r.worker_tid = e->tid;
 	rq->r.work_begin_ts = e->ts;
 	rq->r.modifiers &= ~REQM_WORKER_APPROX;
+	/* Only its latest worker points at it (struct req, work_task). */
+	if (rq->work_task && rq->work_task != ts && rq->work_task->current_work == rq)
+		rq->work_task->current_work = NULL;
+	rq->work_task = ts;
 	if (ts)
 		ts->current_work = rq;
 }
