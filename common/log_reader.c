@@ -475,6 +475,8 @@ int log_reader_payload_into(const struct log_reader *r, struct log_decoder *d,
 	unsigned long long content;
 	size_t got;
 
+	if (!d)
+		d = r->dec;
 	describe_frame(f, what, sizeof(what));
 	*len = 0;
 	if (!h->stored_size && f->columns && h->count) {
@@ -544,7 +546,7 @@ int log_reader_payload(struct log_reader *r, const struct log_frame *f, unsigned
 		return -1;
 	}
 	s = &r->slots[slot];
-	ret = log_reader_payload_into(r, r->dec, f, &s->buf, &s->cap, len, msg, msglen);
+	ret = log_reader_payload_into(r, NULL, f, &s->buf, &s->cap, len, msg, msglen);
 	*buf = s->buf;
 	return ret;
 }

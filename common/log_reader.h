@@ -110,9 +110,10 @@ struct log_decoder *log_decoder_new(void);	/* NULL: out of memory */
 void log_decoder_free(struct log_decoder *d);
 
 /*
- * Same as log_reader_payload(), with decoder d, into a caller-owned buffer
- * that grows as needed (free() it).  For callers that keep many payloads
- * at once (the converter's merge).
+ * Same as log_reader_payload(), with decoder d (NULL: the reader's own,
+ * which log_reader_payload() uses too), into a caller-owned buffer that
+ * grows as needed (free() it).  For callers that keep many payloads at
+ * once (the converter's merge).
  */
 int log_reader_payload_into(const struct log_reader *r, struct log_decoder *d,
 			    const struct log_frame *f, void **buf, size_t *cap, size_t *len,

@@ -94,7 +94,6 @@ struct read_ahead {
 
 struct merge {
 	struct log_reader *r;
-	struct log_decoder *dec;	/* for frames loaded by the merge itself */
 	struct read_ahead *ra;		/* NULL: none (yet) */
 	bool ra_tried;
 	const struct ev_layout_map *layout;
@@ -408,12 +407,6 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 		return -1;
 	}
 	m->r = r;
-	m->dec = log_decoder_new();
-	if (!m->dec) {
-		snprintf(err, errlen, "%s: out of memory", log_reader_path(r));
-		free(m);
-		return -1;
-	}
 	m->layout = log_reader_layout(r);
 	m->st.bytes_total = log_reader_info(r)->file_size;
 	while (!m->oom && log_reader_next(r, &f)) {
@@ -609,16 +602,24 @@ static int cmp_ref(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The free list is shared with the read-ahead thread while it runs. */
+/* The free list's first frame, or NULL.  The free list is shared with the
+ * read-ahead thread while it runs: callers hold its lock then. */
+static struct active *pop_free(struct merge *m)
+{
+	struct active *a = m->free_list;
+
+	if (a)
+		m->free_list = a->next_free;
+	return a;
+}
+
 static struct active *get_active(struct merge *m)
 {
 	struct active *a;
 
 	if (m->ra)
 		pthread_mutex_lock(&m->ra->w.lock);
-	a = m->free_list;
-	if (a)
-		m->free_list = a->next_free;
+	a = pop_free(m);
 	if (m->ra)
 		pthread_mutex_unlock(&m->ra->w.lock);
 	return a ? a : calloc(1, sizeof(*a));
@@ -657,7 +658,7 @@ static void damaged_item(struct merge *m, const struct src *s, uint64_t lost,
  * Fetch, check and decompress a frame's payload into a, then index and
  * sort its records.  Depends on the frame alone, not on the merge, so the
  * read-ahead thread runs it too: it writes nothing but a, res, d and
- * scratch.
+ * scratch.  d NULL: the reader's own decoder (the merging thread's).
  */
 static void decode_frame(const struct log_reader *r, struct log_decoder *d,
 			 const struct ev_layout_map *layout, void *scratch,
@@ -821,7 +822,7 @@ static int load_frame(struct merge *m, const struct src *s, struct merge_item *i
 		release(m, a);
 		return m->oom ? -1 : 0;
 	}
-	decode_frame(m->r, m->dec, m->layout, m->scratch, s, a, &res);
+	decode_frame(m->r, NULL, m->layout, m->scratch, s, a, &res);
 	return admit_frame(m, s, a, &res, it);
 }
 
@@ -834,7 +835,8 @@ static void *read_ahead_main(void *arg)
 	for (;;) {
 		const struct src *s;
 		struct loaded *l;
-		struct active *a = NULL;
+		struct active *a;
+		bool ahead;
 
 		while (!ra->w.stop && ra->filled - ra->taken == READ_AHEAD_FRAMES)
 			pthread_cond_wait(&ra->w.cond, &ra->w.lock);
@@ -844,19 +846,13 @@ static void *read_ahead_main(void *arg)
 			break;
 		s = &ra->plan[ra->next++];
 		l = &ra->ring[ra->filled % READ_AHEAD_FRAMES];
-		if (s->f.h.raw_size <= READ_AHEAD_MAX_RAW) {
-			a = m->free_list;
-			if (a)
-				m->free_list = a->next_free;
-		}
+		ahead = s->f.h.raw_size <= READ_AHEAD_MAX_RAW;
+		a = ahead ? pop_free(m) : NULL;
 		pthread_mutex_unlock(&ra->w.lock);
 		l->src = s;
 		l->res.status = LOAD_OK;
-		if (!a && s->f.h.raw_size <= READ_AHEAD_MAX_RAW) {
-			a = calloc(1, sizeof(*a));
-			if (!a)
-				l->res.status = LOAD_NO_MEMORY;
-		}
+		if (ahead && !a && !(a = calloc(1, sizeof(*a))))
+			l->res.status = LOAD_NO_MEMORY;
 		if (a)
 			decode_frame(ra->r, ra->dec, ra->layout, ra->scratch, s, a, &l->res);
 		l->a = a;
@@ -1054,12 +1050,8 @@ void merge_close(struct merge *m)
 		release(m, m->to_release);
 	for (size_t i = 0; i < m->nheap; i++)
 		free_active(m->heap[i]);
-	while (m->free_list) {
-		struct active *a = m->free_list;
-
-		m->free_list = a->next_free;
+	for (struct active *a; (a = pop_free(m));)
 		free_active(a);
-	}
 	for (size_t i = 0; i < m->nwarnings; i++)
 		free(m->warnings[i]);
 	free(m->warnings);
@@ -1068,6 +1060,5 @@ void merge_close(struct merge *m)
 	free(m->st.cpus);
 	free(m->cpu_slot);
 	free(m->st.loss_counters);
-	log_decoder_free(m->dec);
 	free(m);
 }
