@@ -244,6 +244,12 @@ static const unsigned char csv_special[256] = {
 	[','] = 1, ['"'] = 1, ['\n'] = 1, ['\r'] = 1,
 };
 
+/* Nonzero for a byte that keeps a cell from being copied as it is. */
+static inline unsigned byte_needs_care(unsigned char u)
+{
+	return csv_special[u] | (u & 0x80);
+}
+
 static void field_strn(struct csv_table *f, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -254,11 +260,11 @@ static void field_strn(struct csv_table *f, const char *s, size_t n)
 	 * and commit it unless a byte needs the careful path below. */
 	if (n <= OUT_BUF_BYTES) {
 		char *p = out_buf_room(&f->out, n);
-		unsigned char special = 0;
+		unsigned special = 0;
 
 		for (size_t i = 0; i < n; i++) {
 			p[i] = (char)u[i];
-			special |= csv_special[u[i]] | (u[i] & 0x80);
+			special |= byte_needs_care(u[i]);
 		}
 		if (!special) {
 			out_buf_commit(&f->out, n);
@@ -309,7 +315,7 @@ static void field_str(struct csv_table *f, const char *s)
 static bool cell_is_plain(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (csv_special[(unsigned char)s[i]] || (unsigned char)s[i] >= 0x80)
+		if (byte_needs_care((unsigned char)s[i]))
 			return false;
 	return true;
 }
