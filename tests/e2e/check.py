@@ -144,11 +144,13 @@ def check_cgroup_case(outdir, name):
     except (OSError, ValueError) as e:
         return "fail", [f"not recorded: {e}"]
     log = os.path.join(outdir, name + ".log")
-    stat = json.loads(run_tool([TOOLS["logstat"], log], "logstat"))
-    text = run_tool([TOOLS["logstat"], "--dump", log], "logstat --dump").decode()
-    recs = sorted((json.loads(l) for l in text.splitlines() if l.strip()), key=lambda r: r["ts"])
+    for what, opts in (("stat", []), ("dump", ["--dump"])):
+        with open(os.path.join(outdir, f"{name}.{what}"), "wb") as f:
+            f.write(run_tool([TOOLS["logstat"]] + opts + [log], " ".join(["logstat"] + opts)))
     live = live_check()
-    live.check_cgroup(stat, recs, args, name == "cgroup-switch")
+    live.check_cgroup(live.load(os.path.join(outdir, name + ".stat")),
+                      live.dump(os.path.join(outdir, name + ".dump")), args,
+                      name == "cgroup-switch")
     return ("fail" if live.failures else "pass"), list(live.failures)
 
 
