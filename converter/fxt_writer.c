@@ -59,6 +59,9 @@ enum {
 /* Bits lo..hi (inclusive, as the spec writes them) holding v. */
 #define FIELD(v, lo, hi) \
 	(((uint64_t)(v) & ((1ull << ((hi) - (lo) + 1)) - 1)) << (lo))
+/* Bits lo..hi of word w. */
+#define FIELD_GET(w, lo, hi) \
+	(((uint64_t)(w) >> (lo)) & ((1ull << ((hi) - (lo) + 1)) - 1))
 
 /* Record header: type [0..3], size in words [4..15]. */
 #define REC_HEADER(type, words) (FIELD(type, 0, 3) | FIELD(words, 4, 15))
@@ -554,24 +557,15 @@ static void thr_map_remove(struct fxt_writer *w, unsigned idx)
 	index_remove(w, w->thr_buckets, THR_BUCKETS - 1, thr_hash_of, idx);
 }
 
-/*
- * The thread ref (1..255) of th, writing its thread record if it is not in
- * the table.  An event references a single thread, so any slot but the one
- * returned may be recycled.
- */
-static int thread_ref(struct fxt_writer *w, struct fxt_thread th)
+/* thread_ref() when the memo missed: look up, else add and write. */
+static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
+						     struct fxt_thread th, uint8_t *memo)
 {
-	uint8_t *memo = &w->thr_memo[th.tid & (THR_MEMO_SIZE - 1)];
-	struct thr_slot *slot = &w->thr[*memo];
+	struct thr_slot *slot;
 	uint32_t h;
 	unsigned b, idx;
 	uint64_t *p;
 
-	/* the memo is 0 (slot 0 is never used) or a slot to check */
-	if (*memo && slot->tid == th.tid && slot->pid == th.pid) {
-		slot->referenced = true;
-		return *memo;
-	}
 	h = hash_thread(th.pid, th.tid);
 	b = h & (THR_BUCKETS - 1);
 	while ((idx = w->thr_buckets[b])) {
@@ -615,11 +609,34 @@ static int thread_ref(struct fxt_writer *w, struct fxt_thread th)
 	return (int)idx;
 }
 
+/*
+ * The thread ref (1..255) of th, writing its thread record if it is not in
+ * the table.  An event references a single thread, so any slot but the one
+ * returned may be recycled.  The memo hit is inline and small: with the
+ * lookup in the same function, saving and restoring registers was half of
+ * its cost.
+ */
+static inline int thread_ref(struct fxt_writer *w, struct fxt_thread th)
+{
+	uint8_t *memo = &w->thr_memo[th.tid & (THR_MEMO_SIZE - 1)];
+	struct thr_slot *slot = &w->thr[*memo];
+
+	/* the memo is 0 (slot 0 is never used) or a slot to check */
+	if (__builtin_expect(*memo && slot->tid == th.tid && slot->pid == th.pid, 1)) {
+		slot->referenced = true;
+		return *memo;
+	}
+	return thread_ref_slow(w, th, memo);
+}
+
 /* ------------------------------------------------------------ arguments */
 
+/*
+ * Each argument's header word, with its name and string references in,
+ * built while the references are looked up: put_args() only copies.
+ */
 struct arg_refs {
-	uint16_t name[FXT_MAX_ARGS];
-	uint16_t value[FXT_MAX_ARGS];	/* string args */
+	uint64_t hdr[FXT_MAX_ARGS];
 	size_t words;			/* all args, headers included */
 };
 
@@ -654,78 +671,59 @@ static int check_args(const struct fxt_arg *args, unsigned nargs,
 	return 0;
 }
 
-/* Intern every name and string value; sum the words. */
+/* The header word of a checked argument whose name (and string value)
+ * have these references. */
+static inline uint64_t arg_header(const struct fxt_arg *a, unsigned name_ref, unsigned value_ref)
+{
+	uint64_t hdr = FIELD(a->type, 0, 3) | FIELD(arg_words(a->type), 4, 15) |
+		       FIELD(name_ref, 16, 31);
+
+	switch (a->type) {
+	case FXT_ARG_INT32:
+		return hdr | FIELD((uint32_t)a->v.i32, 32, 63);
+	case FXT_ARG_UINT32:
+		return hdr | FIELD(a->v.u32, 32, 63);
+	case FXT_ARG_STRING:
+		return hdr | FIELD(value_ref, 32, 47);
+	case FXT_ARG_BOOL:
+		return hdr | FIELD(a->v.b ? 1 : 0, 32, 32);
+	default:
+		return hdr;
+	}
+}
+
+/* Intern every name and string value, build the headers, sum the words. */
 static int resolve_args(struct fxt_writer *w, const struct fxt_arg *args,
 			unsigned nargs, struct arg_refs *refs)
 {
-	int ref;
+	int name, value;
 
 	refs->words = 0;
 	for (unsigned i = 0; i < nargs; i++) {
-		ref = str_ref_cstr(w, args[i].name);
-		if (ref < 0)
-			return ref;
-		refs->name[i] = (uint16_t)ref;
-		refs->value[i] = 0;
-		if (args[i].type == FXT_ARG_STRING) {
-			ref = args[i].len ? str_ref_memo(w, args[i].v.str, args[i].len) : 0;
-			if (ref < 0)
-				return ref;
-			refs->value[i] = (uint16_t)ref;
+		name = str_ref_cstr(w, args[i].name);
+		if (name < 0)
+			return name;
+		value = 0;
+		if (args[i].type == FXT_ARG_STRING && args[i].len) {
+			value = str_ref_memo(w, args[i].v.str, args[i].len);
+			if (value < 0)
+				return value;
 		}
+		refs->hdr[i] = arg_header(&args[i], (unsigned)name, (unsigned)value);
 		refs->words += arg_words(args[i].type);
 	}
 	return 0;
 }
 
-/* Encode the args at p; returns the word after them. */
+/* Encode the args at p; returns the word after them.  The second word of
+ * every two-word type is the union's 64 bits (a double's too). */
 static uint64_t *put_args(uint64_t *p, const struct fxt_arg *args,
 			  unsigned nargs, const struct arg_refs *refs)
 {
 	for (unsigned i = 0; i < nargs; i++) {
-		const struct fxt_arg *a = &args[i];
-		unsigned words = arg_words(a->type);
-		uint64_t hdr = FIELD(a->type, 0, 3) | FIELD(words, 4, 15) |
-			       FIELD(refs->name[i], 16, 31);
-		uint64_t value;
-
-		switch (a->type) {
-		case FXT_ARG_INT32:
-			hdr |= FIELD((uint32_t)a->v.i32, 32, 63);
-			break;
-		case FXT_ARG_UINT32:
-			hdr |= FIELD(a->v.u32, 32, 63);
-			break;
-		case FXT_ARG_STRING:
-			hdr |= FIELD(refs->value[i], 32, 47);
-			break;
-		case FXT_ARG_BOOL:
-			hdr |= FIELD(a->v.b ? 1 : 0, 32, 32);
-			break;
-		default:
-			break;
-		}
-		put_word(p++, hdr);
-		if (words == 1)
-			continue;
-		switch (a->type) {
-		case FXT_ARG_INT64:
-			value = (uint64_t)a->v.i64;
-			break;
-		case FXT_ARG_DOUBLE:
-			memcpy(&value, &a->v.f64, sizeof(value));
-			break;
-		case FXT_ARG_POINTER:
-			value = a->v.ptr;
-			break;
-		case FXT_ARG_KOID:
-			value = a->v.koid;
-			break;
-		default:
-			value = a->v.u64;
-			break;
-		}
-		put_word(p++, value);
+		put_word(p++, refs->hdr[i]);
+		if (FIELD_GET(refs->hdr[i], 4, 15) == 2)
+			put_word(p++, args[i].v.u64);
 	}
 	return p;
 }
@@ -857,6 +855,25 @@ static bool str_cacheable(unsigned ref)
 	return ref <= STR_INTERN_LAST;
 }
 
+/* A sample's references looked up (fxt_counter_sample() without its
+ * cache), and cached when they can be. */
+static __attribute__((noinline)) int counter_refs(struct fxt_writer *w,
+						  struct fxt_counter_series *s,
+						  const struct fxt_arg *a, struct event_refs *r)
+{
+	int err = event_refs(w, s->th, s->cat, s->name, a, 1, r);
+
+	if (err)
+		return err;
+	s->tref = (uint16_t)r->tref;
+	s->cref = (uint16_t)r->cref;
+	s->nref = (uint16_t)r->nref;
+	s->aref = (uint16_t)FIELD_GET(r->args.hdr[0], 16, 31);
+	s->evictions = evictions(w);
+	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
+	return 0;
+}
+
 int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
 		       int64_t value)
 {
@@ -885,19 +902,13 @@ int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint6
 		r.tref = s->tref;
 		r.cref = s->cref;
 		r.nref = s->nref;
-		r.args.name[0] = s->aref;	/* all put_args() reads of an int arg */
+		r.args.hdr[0] = arg_header(&a, s->aref, 0);
 		r.args.words = arg_words(a.type);
-		return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
+	} else {
+		err = counter_refs(w, s, &a, &r);
+		if (err)
+			return err;
 	}
-	err = event_refs(w, s->th, s->cat, s->name, &a, 1, &r);
-	if (err)
-		return err;
-	s->tref = (uint16_t)r.tref;
-	s->cref = (uint16_t)r.cref;
-	s->nref = (uint16_t)r.nref;
-	s->aref = r.args.name[0];
-	s->evictions = evictions(w);
-	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
 	return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
 }
 

@@ -17,6 +17,7 @@ void hmap_init(struct hmap *h)
 {
 	h->slots = NULL;
 	h->cap = h->len = 0;
+	h->last = NULL;
 }
 
 void hmap_free(struct hmap *h)
@@ -38,11 +39,23 @@ static struct hmap_slot *find(const struct hmap *h, uint64_t a, uint64_t b)
 	}
 }
 
-void *hmap_get(const struct hmap *h, uint64_t a, uint64_t b)
+void *hmap_peek(const struct hmap *h, uint64_t a, uint64_t b)
 {
 	if (!h->cap)
 		return NULL;
 	return find(h, a, b)->val;
+}
+
+void *hmap_get_slow(struct hmap *h, uint64_t a, uint64_t b)
+{
+	struct hmap_slot *s;
+
+	if (!h->cap)
+		return NULL;
+	s = find(h, a, b);
+	if (s->val)
+		h->last = s;
+	return s->val;
 }
 
 static int grow(struct hmap *h)
@@ -55,6 +68,7 @@ static int grow(struct hmap *h)
 		return -1;
 	h->slots = slots;
 	h->cap = cap;
+	h->last = NULL;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].val)
 			*find(h, old[i].a, old[i].b) = old[i];

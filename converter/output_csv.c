@@ -501,7 +501,7 @@ static void header(struct csv_table *f, const char *cols)
 	out_buf_put(&f->out, "\r\n", 2);
 }
 
-static const struct model_task *task_of(const struct csv *c, uint32_t tid)
+static const struct model_task *task_of(struct csv *c, uint32_t tid)
 {
 	return tid ? hmap_get(&c->tasks, tid, 0) : NULL;
 }

@@ -197,7 +197,11 @@ static const char *utf8_clean(const char *s, size_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* Up to FXT_MAX_ARGS arguments; the call sites stay within the limit. */
+/*
+ * Up to FXT_MAX_ARGS arguments; the call sites stay within the limit.
+ * The per-event paths declare it without an initializer and set n: "= {
+ * .n = 0 }" zeroes all 15 arguments (480 bytes), three times a request.
+ */
 struct args {
 	struct fxt_arg a[FXT_MAX_ARGS];
 	unsigned n;
@@ -952,9 +956,10 @@ static void x_request(struct output *o, const struct model_request *r)
 		slot_flows(x, &p, SLOT_SUBMIT, tthread(sub));
 	}
 	if (p.on[SLOT_LANE]) {
-		struct args v = { .n = 0 };
+		struct args v;
 		bool have_res = r->complete_ts || r->overflow_ts;
 
+		v.n = 0;
 		add(&v, arg_uint("request", r->id));
 		add(&v, arg_uint("user_data", r->user_data));
 		if (r->sqe_fields_valid) {
@@ -1010,8 +1015,9 @@ static void x_request(struct output *o, const struct model_request *r)
 	}
 	if (p.on[SLOT_WORKER]) {
 		bool approx = r->modifiers & REQM_WORKER_APPROX;
-		struct args v = { .n = 0 };
+		struct args v;
 
+		v.n = 0;
 		add(&v, arg_uint("request", r->id));
 		add(&v, fxt_arg_u32("ring", ro->number));
 		add(&v, arg_uint("user_data", r->user_data));
@@ -1028,8 +1034,9 @@ static void x_request(struct output *o, const struct model_request *r)
 		slot_flows(x, &p, SLOT_WORKER, tthread(wrk));
 	}
 	if (p.on[SLOT_CQE]) {
-		struct args v = { .n = 0 };
+		struct args v;
 
+		v.n = 0;
 		add(&v, arg_uint("request", r->id));
 		add(&v, fxt_arg_u32("ring", ro->number));
 		add(&v, arg_uint("user_data", r->user_data));
@@ -1094,7 +1101,7 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 {
 	struct fxo *x = X(o);
 	struct task_out *t = task_use(x, s->tid, s->pid);
-	struct args v = { .n = 0 };
+	struct args v;
 	char eb[32], fb[256], sq[48], cq[48];
 	const char *reg;
 	uint64_t end = max_u64(s->end_ts, s->begin_ts);
@@ -1106,6 +1113,7 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 		return;
 	}
 	x->syscalls++;
+	v.n = 0;
 	if (s->ring)
 		add(&v, fxt_arg_u32("ring", s->ring->number));
 	switch (s->kind) {

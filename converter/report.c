@@ -106,7 +106,7 @@ void report_task(struct report *r, const struct model_task *t)
 
 const char *report_comm(const struct report *r, uint32_t pid)
 {
-	const char *c = hmap_get(&r->comms, pid, 0);
+	const char *c = hmap_peek(&r->comms, pid, 0);
 
 	return c ? c : "";
 }

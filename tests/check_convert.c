@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "convert_test.h"
+#include "hmap.h"
 #include "names.h"
 #include "stats.h"
 #include "test_util.h"
@@ -948,6 +949,51 @@ START_TEST(test_names)
 }
 END_TEST
 
+/*
+ * hmap against a plain array: random puts, replaces, dels and repeated
+ * gets over few keys (long probe runs, backward shifts under the slot a
+ * get remembered) and through several grows.  Fails when a remembered
+ * slot is trusted without checking its keys and value.
+ */
+START_TEST(test_hmap_remembered_slot)
+{
+	enum { KEYS = 300, STEPS = 200000 };
+	static void *ref[KEYS];
+	char vals[4];
+	struct hmap h;
+	uint64_t x = 88172645463325252ull;
+
+	hmap_init(&h);
+	memset(ref, 0, sizeof(ref));
+	for (unsigned i = 0; i < STEPS; i++) {
+		unsigned k, op;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = (unsigned)(x % KEYS);
+		op = (unsigned)(x >> 32) % 8;
+		/* keys share b so that they differ in a only */
+		if (op == 0 || op == 1) {
+			ref[k] = &vals[op + (x >> 40) % 2];
+			ck_assert_int_eq(hmap_put(&h, k, 7, ref[k]), 0);
+		} else if (op == 2) {
+			ck_assert_ptr_eq(hmap_del(&h, k, 7), ref[k]);
+			ref[k] = NULL;
+		} else {
+			/* the same key again: the remembered slot */
+			ck_assert_ptr_eq(hmap_get(&h, k, 7), ref[k]);
+			ck_assert_ptr_eq(hmap_get(&h, k, 7), ref[k]);
+			ck_assert_ptr_eq(hmap_get(&h, (k + 1) % KEYS, 7), ref[(k + 1) % KEYS]);
+			ck_assert_ptr_null(hmap_get(&h, k, 8));
+		}
+		ck_assert_ptr_eq(hmap_peek(&h, k, 7), ref[k]);
+	}
+	hmap_free(&h);
+	ck_assert_ptr_null(hmap_get(&h, 1, 7));
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
 	Suite *s = suite_create("convert");
@@ -976,6 +1022,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_hist);
 	tcase_add_test(tc, test_timebase);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_hmap_remembered_slot);
 	suite_add_tcase(s, tc);
 	return s;
 }
