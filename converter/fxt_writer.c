@@ -167,7 +167,8 @@ struct fxt_writer {
 
 /* ------------------------------------------------------------ output */
 
-static int flush_buffer(struct fxt_writer *w)
+/* Out of line: reserve(), inline everywhere, calls it once per buffer. */
+static __attribute__((noinline)) int flush_buffer(struct fxt_writer *w)
 {
 	int rc;
 
@@ -189,12 +190,12 @@ static int flush_buffer(struct fxt_writer *w)
  * Room for one whole record of nwords words, or NULL after a sink error.
  * The buffer holds whole words only, so the result is 8-byte aligned.
  */
-static uint64_t *reserve(struct fxt_writer *w, size_t nwords)
+static inline uint64_t *reserve(struct fxt_writer *w, size_t nwords)
 {
 	size_t bytes = nwords * 8;
 	uint64_t *p;
 
-	if (w->len + bytes > OUT_BUFFER_SIZE && flush_buffer(w))
+	if (__builtin_expect(w->len + bytes > OUT_BUFFER_SIZE, 0) && flush_buffer(w))
 		return NULL;
 	if (w->err)
 		return NULL;
@@ -761,6 +762,13 @@ static inline int event_refs(struct fxt_writer *w, struct fxt_thread th, const c
 	return resolve_args(w, args, nargs, &r->args);
 }
 
+/* An event record's header word but its size. */
+static inline uint64_t event_header(unsigned type, const struct event_refs *r, unsigned nargs)
+{
+	return REC_HEADER(REC_EVENT, 0) | FIELD(type, 16, 19) | FIELD(nargs, 20, 23) |
+	       FIELD(r->tref, 24, 31) | FIELD(r->cref, 32, 47) | FIELD(r->nref, 48, 63);
+}
+
 /* The event record: header, timestamp, args, trailing word; no inline
  * thread or strings. */
 static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
@@ -775,9 +783,7 @@ static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 	p = reserve(w, words);
 	if (!p)
 		return w->err;
-	put_word(p, REC_HEADER(REC_EVENT, words) | FIELD(type, 16, 19) |
-		    FIELD(nargs, 20, 23) | FIELD(r->tref, 24, 31) |
-		    FIELD(r->cref, 32, 47) | FIELD(r->nref, 48, 63));
+	put_word(p, event_header(type, r, nargs) | REC_HEADER(0, words));
 	put_word(p + 1, ts);
 	p = put_args(p + 2, args, nargs, &r->args);
 	if (has_extra)
@@ -855,30 +861,17 @@ static bool str_cacheable(unsigned ref)
 	return ref <= STR_INTERN_LAST;
 }
 
-/* A sample's references looked up (fxt_counter_sample() without its
- * cache), and cached when they can be. */
-static __attribute__((noinline)) int counter_refs(struct fxt_writer *w,
-						  struct fxt_counter_series *s,
-						  const struct fxt_arg *a, struct event_refs *r)
-{
-	int err = event_refs(w, s->th, s->cat, s->name, a, 1, r);
-
-	if (err)
-		return err;
-	s->tref = (uint16_t)r->tref;
-	s->cref = (uint16_t)r->cref;
-	s->nref = (uint16_t)r->nref;
-	s->aref = (uint16_t)FIELD_GET(r->args.hdr[0], 16, 31);
-	s->evictions = evictions(w);
-	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
-	return 0;
-}
-
-int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
-		       int64_t value)
+/*
+ * fxt_counter_sample() without the cache: look the references up, cache
+ * them (and the header words they make) when they can be, and write.
+ */
+static __attribute__((noinline)) int counter_sample_lookup(struct fxt_writer *w,
+							   struct fxt_counter_series *s,
+							   uint64_t ts, int64_t value)
 {
 	bool wide = value < INT32_MIN || value > INT32_MAX;
 	struct fxt_arg a = wide ? fxt_arg_i64(s->arg, value) : fxt_arg_i32(s->arg, (int32_t)value);
+	struct fxt_arg a32 = fxt_arg_i32(s->arg, 0), a64 = fxt_arg_i64(s->arg, 0);
 	struct event_refs r;
 	int err;
 
@@ -886,30 +879,58 @@ int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint6
 		return w->err;
 	if (ts > INT64_MAX)
 		return refuse(w, -ERANGE);
-	if (s->cached && s->evictions == evictions(w)) {
-		/* What event_refs() does to the tables (a string or thread
-		 * the cached sample added is not yet marked used), so that
-		 * evictions, and so the file, are the same as without the
-		 * cache. */
-		w->serial++;
-		w->thr[s->tref].referenced = true;
-		if (s->cref)
-			str_slot_use(w, s->cref);
-		if (s->nref)
-			str_slot_use(w, s->nref);
-		if (s->aref)
-			str_slot_use(w, s->aref);
-		r.tref = s->tref;
-		r.cref = s->cref;
-		r.nref = s->nref;
-		r.args.hdr[0] = arg_header(&a, s->aref, 0);
-		r.args.words = arg_words(a.type);
-	} else {
-		err = counter_refs(w, s, &a, &r);
-		if (err)
-			return err;
-	}
+	err = event_refs(w, s->th, s->cat, s->name, &a, 1, &r);
+	if (err)
+		return err;
+	s->tref = (uint16_t)r.tref;
+	s->cref = (uint16_t)r.cref;
+	s->nref = (uint16_t)r.nref;
+	s->aref = (uint16_t)FIELD_GET(r.args.hdr[0], 16, 31);
+	s->header = event_header(EVT_COUNTER, &r, 1);
+	s->arg32 = arg_header(&a32, s->aref, 0);
+	s->arg64 = arg_header(&a64, s->aref, 0);
+	s->evictions = evictions(w);
+	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
 	return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
+}
+
+/*
+ * While cached, a sample is its header words with the value in: the same
+ * bytes put_event() writes.  It does to the tables what event_refs() does
+ * (a string or thread the cached sample added is not yet marked used), so
+ * that evictions, and so the file, are the same as without the cache.
+ */
+int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
+		       int64_t value)
+{
+	bool wide = value < INT32_MIN || value > INT32_MAX;
+	size_t words = wide ? 5 : 4;
+	uint64_t *p;
+
+	if (!s->cached || s->evictions != evictions(w) || w->err || ts > INT64_MAX)
+		return counter_sample_lookup(w, s, ts, value);
+	w->serial++;
+	w->thr[s->tref].referenced = true;
+	if (s->cref)
+		str_slot_use(w, s->cref);
+	if (s->nref)
+		str_slot_use(w, s->nref);
+	if (s->aref)
+		str_slot_use(w, s->aref);
+	p = reserve(w, words);
+	if (!p)
+		return w->err;
+	put_word(p, s->header | REC_HEADER(0, words));
+	put_word(p + 1, ts);
+	if (wide) {
+		put_word(p + 2, s->arg64);
+		put_word(p + 3, (uint64_t)value);
+	} else {
+		put_word(p + 2, s->arg32 | FIELD((uint32_t)(int32_t)value, 32, 63));
+	}
+	put_word(p + words - 1, s->id);
+	w->stats.events++;
+	return 0;
 }
 
 int fxt_duration_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,

@@ -334,6 +334,8 @@ struct fxt_counter_series {
 	bool cached;
 	uint64_t evictions;		/* the writer's evictions when cached */
 	uint16_t tref, cref, nref, aref;
+	uint64_t header;		/* the event's header word, size 0 */
+	uint64_t arg32, arg64;		/* the argument's header words, value 0 */
 };
 
 int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,

@@ -274,12 +274,13 @@ static struct fxt_thread tthread(const struct task_out *t)
 	return FXT_THREAD(t->pid, t->tid);
 }
 
-static struct ring_out *ring_use(struct fxo *x, const struct model_ring *r, uint64_t pid_hint)
+/* ring_use() for a ring without its ring_out yet. */
+static __attribute__((noinline)) struct ring_out *ring_add(struct fxo *x,
+							   const struct model_ring *r,
+							   uint64_t pid_hint)
 {
 	struct ring_out *ro;
 
-	if (!r)
-		return NULL;
 	if (r->number >= x->nrings) {
 		size_t n = r->number + 16;
 		struct ring_out **p = realloc(x->rings, n * sizeof(*p));
@@ -292,9 +293,6 @@ static struct ring_out *ring_use(struct fxo *x, const struct model_ring *r, uint
 		x->rings = p;
 		x->nrings = n;
 	}
-	ro = x->rings[r->number];
-	if (ro)
-		return ro;
 	ro = calloc(1, sizeof(*ro));
 	if (!ro) {
 		x->oom = true;
@@ -318,6 +316,18 @@ static struct ring_out *ring_use(struct fxo *x, const struct model_ring *r, uint
 	fxt_lanes_init(&ro->lanes, x->max_lanes);
 	x->rings[r->number] = ro;
 	return ro;
+}
+
+/* The output state of ring r (NULL: none, or out of memory).  Once per
+ * counter sample, request and CQE: the known ring is inline. */
+static inline struct ring_out *ring_use(struct fxo *x, const struct model_ring *r,
+					uint64_t pid_hint)
+{
+	if (!r)
+		return NULL;
+	if (r->number < x->nrings && x->rings[r->number])
+		return x->rings[r->number];
+	return ring_add(x, r, pid_hint);
 }
 
 /* One more instant at ts on a track, unless it would stack too deep
