@@ -779,7 +779,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	uint64_t first, last, start, end, w_end = 0;
 	const char *start_note = NULL, *end_note = NULL, *first_label = NULL;
 	char name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
-	char fb[256], mb[256], cb[128], nb[256];
+	char fb[256], mb[256], cb[128], nb[256], chb[96];
 	const struct op_names *on;
 	const char *op;
 	unsigned nph = 0, nextra = 0;
@@ -999,9 +999,10 @@ static void x_request(struct output *o, const struct model_request *r)
 		if (r->ncqes > 1)
 			add(&v, fxt_arg_u32("cqes", r->ncqes));
 		if (r->chain_id) {
-			snprintf(fb, sizeof(fb), "member %" PRIu32 " of the chain headed by request %" PRIu64,
+			/* not fb: the sqe_flags argument points into it */
+			snprintf(chb, sizeof(chb), "member %" PRIu32 " of the chain headed by request %" PRIu64,
 				 r->chain_pos, r->chain_id);
-			add(&v, fxt_arg_str("chain", fb));
+			add(&v, fxt_arg_str("chain", chb));
 		}
 		if (r->status != REQ_COMPLETE)
 			snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
@@ -1539,7 +1540,7 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	uint64_t ts = rel(x, x->meta.end_ns) > INT64_MAX ? INT64_MAX : rel(x, x->meta.end_ns);
 	struct args v = { .n = 0 };
 	size_t nw = t->nwarnings < MAX_WARNING_MARKERS ? t->nwarnings : MAX_WARNING_MARKERS;
-	char buf[1024];
+	char buf[1024], sb[1024];	/* not one: both can be arguments of one event */
 
 	add(&v, arg_uint("records", t->records));
 	add(&v, arg_uint("lost_events", t->lost_events));
@@ -1550,7 +1551,7 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 			    (*t->end_reason ? t->end_reason : "cleanly") : "not cleanly"));
 	if (t->stop != LOG_STOP_END)
 		add(&v, fxt_arg_str("stop_message", utf8_clean(t->stop_message, strlen(t->stop_message),
-							       buf, sizeof(buf))));
+							       sb, sizeof(sb))));
 	add(&v, arg_uint("requests", x->requests));
 	add(&v, arg_uint("requests_not_on_lanes", x->no_lane));
 	add(&v, arg_uint("syscalls", x->syscalls));

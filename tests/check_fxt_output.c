@@ -729,7 +729,10 @@ START_TEST(test_link_chains)
 	/* Phases of the members: waiting for the previous one, then cancelled. */
 	s = lifetime(m, 2);
 	ck_assert_str_eq(str_arg(m, s, "modifiers"), "linked|link_cancelled");
-	ck_assert_ptr_nonnull(strstr(str_arg(m, s, "chain"), "member 1 of the chain"));
+	/* each its own text: they once shared a buffer, and sqe_flags
+	 * showed the start of the chain's text */
+	ck_assert_str_eq(str_arg(m, s, "sqe_flags"), "IO_LINK");
+	ck_assert_str_eq(str_arg(m, s, "chain"), "member 1 of the chain headed by request 1");
 	ck_assert_str_eq(str_arg(m, s, "errno"), "ECANCELED");
 	ck_assert_uint_eq(count_in_process(m, PID, "link wait"), 2);
 	ck_assert_uint_eq(count_in_process(m, PID, "cancelled"), 2);
@@ -943,7 +946,9 @@ START_TEST(test_far_future)
 	ev_complete(&sc, T0 + 2 * US, TID, PID, RING, 0x81, 1, 0, 0);
 	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x82, OP_NOP, 2, 0, 0);
 	ev_complete(&sc, far, TID, PID, RING, 0x82, 2, 0, 0);
-	scen_finish(&sc);
+	/* no END frame: "recording end" also says why it stopped */
+	synth_finish(sc.s, NULL);
+	sc.s = NULL;
 	convert_fxt(sc.path, NULL, &c);
 	m = c.m;
 
@@ -954,6 +959,10 @@ START_TEST(test_far_future)
 	e = fxtr_find_slice(m, rec->pid, rec->tid, "recording end", 0);
 	ck_assert_int_eq(e->ts, INT64_MAX);
 	ck_assert_ptr_nonnull(strstr(str_arg(m, e, "not_drawn"), "events more than 2^63 ns"));
+	/* each its own text: they once shared a buffer */
+	ck_assert_str_eq(str_arg(m, e, "stopped"), "not cleanly");
+	ck_assert_ptr_null(strstr(str_arg(m, e, "stop_message"), "slices"));
+	ck_assert_ptr_nonnull(strstr(str_arg(m, e, "stop_message"), "log ends without an end frame"));
 	conv_free(&c);
 	scen_free(&sc);
 }
