@@ -1430,6 +1430,248 @@ static void write_golden(struct scen *sc)
 	ev_submit(sc, T0 + 340 * US, TID, PID, RING, 0xb4, OP_READ, 11, 0, 0);
 }
 
+/* ------------------------------------------- FXT against requests.csv */
+
+/* The fields of one CSV line (RFC 4180 quoting) into f[]; returns how many. */
+static size_t csv_split(char *line, char **f, size_t max)
+{
+	size_t n = 0;
+	char *r = line, *w = line;
+
+	while (n < max) {
+		bool quoted = *r == '"';
+		char end;
+
+		f[n++] = w;
+		if (quoted)
+			r++;
+		for (;;) {
+			if (quoted && *r == '"' && r[1] == '"') {
+				*w++ = '"';
+				r += 2;
+			} else if (quoted && *r == '"') {
+				r++;
+				quoted = false;
+			} else if (!quoted && (*r == ',' || !*r)) {
+				break;
+			} else {
+				*w++ = *r++;
+			}
+		}
+		end = *r;	/* w may have caught up with r: read it first */
+		*w++ = '\0';
+		if (!end)
+			break;
+		r++;
+	}
+	return n;
+}
+
+static const char *csv_col(char **names, char **f, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return f[i];
+	ck_abort_msg("requests.csv: no column %s", name);
+	return NULL;
+}
+
+/* The rows of one CSV file of dir, one at a time. */
+#define CSV_MAX_FIELDS 96
+struct csv_rows {
+	char *text, *save;
+	char *names[CSV_MAX_FIELDS];
+	size_t nnames;
+};
+
+static void csv_rows_open(struct csv_rows *t, const char *dir, const char *file)
+{
+	char *path = test_path(dir, file), *hdr;
+	size_t size;
+
+	t->text = (char *)test_read_file(path, &size);
+	hdr = strtok_r(t->text, "\r\n", &t->save);
+	ck_assert_msg(hdr != NULL, "%s: no header", path);
+	t->nnames = csv_split(hdr, t->names, CSV_MAX_FIELDS);
+	free(path);
+}
+
+/* The next row's fields into f (as many as the header names), or false. */
+static bool csv_rows_next(struct csv_rows *t, char **f)
+{
+	char *line = strtok_r(NULL, "\r\n", &t->save);
+
+	if (!line)
+		return false;
+	ck_assert_uint_eq(csv_split(line, f, CSV_MAX_FIELDS), t->nnames);
+	return true;
+}
+
+/* A request's lifetime on its lane, by its "request" argument. */
+static const struct fxtr_slice *lifetime_of(const struct fxtr_model *m, int64_t id)
+{
+	for (size_t i = 0; i < m->nslices; i++) {
+		const struct fxtr_slice *s = &m->slices[i];
+		const struct fxtr_arg *a;
+
+		if (s->depth || !is_lane(m, s->pid, s->tid))
+			continue;
+		a = fxtr_slice_arg(m, s, "request");
+		if (a && (int64_t)a->u == id)
+			return s;
+	}
+	return NULL;
+}
+
+/* A string argument, or dflt when the slice has none. */
+static const char *str_arg_or(const struct fxtr_model *m, const struct fxtr_slice *s,
+			      const char *name, const char *dflt)
+{
+	return fxtr_slice_arg(m, s, name) ? str_arg(m, s, name) : dflt;
+}
+
+/* The "a -> b" of an FXT pending argument from the two CSV columns. */
+static void pending_text(char *buf, size_t len, const char *enter, const char *exit)
+{
+	snprintf(buf, len, "%s -> %s", *enter ? enter : "?", *exit ? exit : "?");
+}
+
+/*
+ * Every system call of log, as its FXT slice (on its thread, at its
+ * entry, named after it) and as its row of syscalls.csv, says the same.
+ */
+static void check_syscalls_agree_with_csv(const struct fxtr_model *m, const char *csvdir)
+{
+	struct csv_rows t;
+	char **names = t.names, *f[CSV_MAX_FIELDS];
+	size_t rows = 0, enters = 0;
+
+	csv_rows_open(&t, csvdir, "syscalls.csv");
+	while (csv_rows_next(&t, f)) {
+		size_t n = t.nnames;
+		const char *kind = csv_col(names, f, n, "syscall");
+		uint64_t tid = strtoull(csv_col(names, f, n, "tid"), NULL, 10);
+		int64_t at = strtoll(csv_col(names, f, n, "enter_ns"), NULL, 10);
+		const struct fxtr_slice *s = NULL;
+		char want[64];
+
+		for (size_t i = 0; i < m->nslices && !s; i++)
+			if (m->slices[i].tid == tid && m->slices[i].ts == at &&
+			    !strcmp(m->slices[i].name, kind))
+				s = &m->slices[i];
+		ck_assert_msg(s != NULL, "no %s slice at %lld on thread %llu", kind,
+			      (long long)at, (unsigned long long)tid);
+		ck_assert_int_eq(s->dur, strtoll(csv_col(names, f, n, "duration_ns"), NULL, 10));
+		ck_assert_int_eq(int_arg(m, s, "ret"), strtoll(csv_col(names, f, n, "ret"), NULL, 10));
+		ck_assert_str_eq(str_arg_or(m, s, "errno", ""), csv_col(names, f, n, "errno"));
+		if (!strcmp(kind, "io_uring_enter")) {
+			ck_assert_int_eq(int_arg(m, s, "fd"), strtoll(csv_col(names, f, n, "fd"), NULL, 10));
+			ck_assert_str_eq(str_arg(m, s, "flags"), csv_col(names, f, n, "flags"));
+			ck_assert_int_eq(int_arg(m, s, "to_submit"),
+					 strtoll(csv_col(names, f, n, "to_submit"), NULL, 10));
+			ck_assert_int_eq(int_arg(m, s, "min_complete"),
+					 strtoll(csv_col(names, f, n, "min_complete"), NULL, 10));
+			ck_assert_int_eq(int_arg(m, s, "submitted"),
+					 strtoll(csv_col(names, f, n, "submitted"), NULL, 10));
+			ck_assert_int_eq(int_arg(m, s, "completed"),
+					 strtoll(csv_col(names, f, n, "completed"), NULL, 10));
+			pending_text(want, sizeof(want), csv_col(names, f, n, "sq_pending_enter"),
+				     csv_col(names, f, n, "sq_pending_exit"));
+			ck_assert_str_eq(str_arg(m, s, "sq_pending"), want);
+			pending_text(want, sizeof(want), csv_col(names, f, n, "cq_pending_enter"),
+				     csv_col(names, f, n, "cq_pending_exit"));
+			ck_assert_str_eq(str_arg(m, s, "cq_pending"), want);
+			enters++;
+		} else if (!strcmp(kind, "io_uring_register")) {
+			ck_assert_str_eq(str_arg(m, s, "opcode"), csv_col(names, f, n, "register_opcode"));
+		}
+		rows++;
+	}
+	ck_assert_uint_gt(enters, 0);
+	ck_assert_uint_ge(rows, enters);
+	free(t.text);
+}
+
+/*
+ * Every request of log, as its FXT lifetime's arguments and as its row of
+ * requests.csv, says the same; so does every system call.  The two outputs are built apart; an FXT
+ * argument that took another's text (a chain member's sqe_flags once
+ * showed the start of its chain text) or a column that drifted shows.
+ */
+static void check_fxt_agrees_with_csv(const char *log)
+{
+	struct options o = { .log_path = log, .quiet = true };
+	struct output_config cfg = { .quiet = true };
+	struct output *out;
+	struct conv c;
+	struct csv_rows t;
+	char err[512], **names = t.names, *f[CSV_MAX_FIELDS], *csvdir;
+	size_t rows = 0, chains = 0;
+
+	convert_fxt(log, NULL, &c);
+	csvdir = test_path(c.dir, "csv");
+	cfg.path = csvdir;
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_msg(out != NULL, "%s", err);
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	csv_rows_open(&t, csvdir, "requests.csv");
+	while (csv_rows_next(&t, f)) {
+		size_t n = t.nnames;
+		int64_t id = strtoll(csv_col(names, f, n, "req_id"), NULL, 10);
+		const struct fxtr_slice *s = lifetime_of(c.m, id);
+		const char *res = csv_col(names, f, n, "result");
+		const char *chain_id = csv_col(names, f, n, "chain_id"), *cflags;
+
+		ck_assert_msg(s != NULL, "%s: request %lld has no lifetime", log, (long long)id);
+		ck_assert_uint_eq((uint64_t)int_arg(c.m, s, "user_data"),
+				  strtoull(csv_col(names, f, n, "user_data"), NULL, 0));
+		ck_assert_str_eq(str_arg(c.m, s, "path"), csv_col(names, f, n, "path"));
+		ck_assert_str_eq(str_arg_or(c.m, s, "sqe_flags", "none"),
+				 csv_col(names, f, n, "sqe_flags"));
+		ck_assert_str_eq(str_arg_or(c.m, s, "modifiers", "none"),
+				 csv_col(names, f, n, "modifiers"));
+		/* CSV: "none" for a CQE without flags, empty without a CQE;
+		 * FXT: the argument only when there are flags */
+		cflags = csv_col(names, f, n, "cflags");
+		ck_assert_str_eq(str_arg_or(c.m, s, "cflags", ""), strcmp(cflags, "none") ? cflags : "");
+		ck_assert_str_eq(str_arg_or(c.m, s, "errno", ""), csv_col(names, f, n, "errno"));
+		if (*res)
+			ck_assert_int_eq(int_arg(c.m, s, "result"), strtoll(res, NULL, 10));
+		if (!strcmp(csv_col(names, f, n, "status"), "complete"))
+			ck_assert_str_eq(s->name, csv_col(names, f, n, "opcode"));
+		if (*chain_id) {
+			char want[96];
+
+			snprintf(want, sizeof(want), "member %s of the chain headed by request %s",
+				 csv_col(names, f, n, "chain_pos"), chain_id);
+			ck_assert_str_eq(str_arg(c.m, s, "chain"), want);
+			chains++;
+		}
+		rows++;
+	}
+	ck_assert_uint_gt(rows, 0);
+	ck_assert_uint_gt(chains, 0);
+	check_syscalls_agree_with_csv(c.m, csvdir);
+	free(t.text);
+	free(csvdir);
+	conv_free(&c);
+}
+
+START_TEST(test_fxt_agrees_with_csv)
+{
+	char *real = test_path(test_srcdir(), "tests/golden/real_v2.0.log");
+	struct scen sc;
+
+	scen_open(&sc, "golden.log");
+	write_golden(&sc);
+	scen_finish(&sc);
+	check_fxt_agrees_with_csv(sc.path);
+	check_fxt_agrees_with_csv(real);
+	free(real);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_golden)
 {
 	char *rel = test_path(test_srcdir(), "tests/golden/convert_fxt.fxt");
@@ -1656,6 +1898,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_sqpoll_setup_register);
 	tcase_add_test(tc, test_processes_rings_threads);
 	tcase_add_test(tc, test_link_chains);
+	tcase_add_test(tc, test_fxt_agrees_with_csv);
 	tcase_add_test(tc, test_link_outside_selection);
 	tcase_add_test(tc, test_link_timeout);
 	tcase_add_test(tc, test_overlapping_work);
