@@ -619,43 +619,20 @@ START_TEST(test_csv_events_in_order)
 	struct output_config cfg = { .path = csv };
 	struct options o = { .log_path = log, .quiet = true };
 	struct output *out;
-	char err[256], *text, *line, *save = NULL;
-	int ev_col = -1, ud_col = -1, ncols = 0;
+	struct test_csv t;
+	char err[256];
 	uint64_t submits = 0, completes = 0, last_ts = 0;
-	size_t size;
 
 	write_many(log, N);
 	out = output_csv_new(&cfg, err, sizeof(err));
 	ck_assert_ptr_nonnull(out);
 	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
-	text = (char *)test_read_file(events, &size);
-	for (line = strtok_r(text, "\r\n", &save); line; line = strtok_r(NULL, "\r\n", &save)) {
-		char *cell, *cs = NULL;
-		int col = 0;
-		uint64_t ts = 0, ud = 0;
-		const char *ev = "";
+	test_csv_open(&t, events);
+	while (test_csv_next(&t)) {
+		uint64_t ts = strtoull(test_csv_cell(&t, "time_ns"), NULL, 10);
+		uint64_t ud = strtoull(test_csv_cell(&t, "user_data"), NULL, 10);
+		const char *ev = test_csv_cell(&t, "event");
 
-		for (cell = strsep(&line, ","); cell; cell = strsep(&line, ","), col++) {
-			if (!ncols) {
-				if (!strcmp(cell, "event"))
-					ev_col = col;
-				if (!strcmp(cell, "user_data"))
-					ud_col = col;
-				continue;
-			}
-			if (col == 0)
-				ts = strtoull(cell, &cs, 10);
-			if (col == ev_col)
-				ev = cell;
-			if (col == ud_col)
-				ud = strtoull(cell, &cs, 10);
-		}
-		if (!ncols) {
-			ncols = col;
-			ck_assert(ev_col >= 0 && ud_col >= 0);
-			continue;
-		}
-		ck_assert_int_eq(col, ncols);
 		ck_assert_msg(ts >= last_ts, "time_ns %llu after %llu", (unsigned long long)ts,
 			      (unsigned long long)last_ts);
 		last_ts = ts;
@@ -669,7 +646,7 @@ START_TEST(test_csv_events_in_order)
 	}
 	ck_assert_uint_eq(submits, N);
 	ck_assert_uint_eq(completes, N);
-	free(text);
+	test_csv_close(&t);
 	test_rmtree(dir);
 	free(events);
 	free(csv);

@@ -1432,81 +1432,6 @@ static void write_golden(struct scen *sc)
 
 /* ------------------------------------------- FXT against requests.csv */
 
-/* The fields of one CSV line (RFC 4180 quoting) into f[]; returns how many. */
-static size_t csv_split(char *line, char **f, size_t max)
-{
-	size_t n = 0;
-	char *r = line, *w = line;
-
-	while (n < max) {
-		bool quoted = *r == '"';
-		char end;
-
-		f[n++] = w;
-		if (quoted)
-			r++;
-		for (;;) {
-			if (quoted && *r == '"' && r[1] == '"') {
-				*w++ = '"';
-				r += 2;
-			} else if (quoted && *r == '"') {
-				r++;
-				quoted = false;
-			} else if (!quoted && (*r == ',' || !*r)) {
-				break;
-			} else {
-				*w++ = *r++;
-			}
-		}
-		end = *r;	/* w may have caught up with r: read it first */
-		*w++ = '\0';
-		if (!end)
-			break;
-		r++;
-	}
-	return n;
-}
-
-static const char *csv_col(char **names, char **f, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return f[i];
-	ck_abort_msg("requests.csv: no column %s", name);
-	return NULL;
-}
-
-/* The rows of one CSV file of dir, one at a time. */
-#define CSV_MAX_FIELDS 96
-struct csv_rows {
-	char *text, *save;
-	char *names[CSV_MAX_FIELDS];
-	size_t nnames;
-};
-
-static void csv_rows_open(struct csv_rows *t, const char *dir, const char *file)
-{
-	char *path = test_path(dir, file), *hdr;
-	size_t size;
-
-	t->text = (char *)test_read_file(path, &size);
-	hdr = strtok_r(t->text, "\r\n", &t->save);
-	ck_assert_msg(hdr != NULL, "%s: no header", path);
-	t->nnames = csv_split(hdr, t->names, CSV_MAX_FIELDS);
-	free(path);
-}
-
-/* The next row's fields into f (as many as the header names), or false. */
-static bool csv_rows_next(struct csv_rows *t, char **f)
-{
-	char *line = strtok_r(NULL, "\r\n", &t->save);
-
-	if (!line)
-		return false;
-	ck_assert_uint_eq(csv_split(line, f, CSV_MAX_FIELDS), t->nnames);
-	return true;
-}
-
 /* A request's lifetime on its lane, by its "request" argument. */
 static const struct fxtr_slice *lifetime_of(const struct fxtr_model *m, int64_t id)
 {
@@ -1542,16 +1467,15 @@ static void pending_text(char *buf, size_t len, const char *enter, const char *e
  */
 static void check_syscalls_agree_with_csv(const struct fxtr_model *m, const char *csvdir)
 {
-	struct csv_rows t;
-	char **names = t.names, *f[CSV_MAX_FIELDS];
+	char *path = test_path(csvdir, "syscalls.csv");
+	struct test_csv t;
 	size_t rows = 0, enters = 0;
 
-	csv_rows_open(&t, csvdir, "syscalls.csv");
-	while (csv_rows_next(&t, f)) {
-		size_t n = t.nnames;
-		const char *kind = csv_col(names, f, n, "syscall");
-		uint64_t tid = strtoull(csv_col(names, f, n, "tid"), NULL, 10);
-		int64_t at = strtoll(csv_col(names, f, n, "enter_ns"), NULL, 10);
+	test_csv_open(&t, path);
+	while (test_csv_next(&t)) {
+		const char *kind = test_csv_cell(&t, "syscall");
+		uint64_t tid = strtoull(test_csv_cell(&t, "tid"), NULL, 10);
+		int64_t at = strtoll(test_csv_cell(&t, "enter_ns"), NULL, 10);
 		const struct fxtr_slice *s = NULL;
 		char want[64];
 
@@ -1561,35 +1485,36 @@ static void check_syscalls_agree_with_csv(const struct fxtr_model *m, const char
 				s = &m->slices[i];
 		ck_assert_msg(s != NULL, "no %s slice at %lld on thread %llu", kind,
 			      (long long)at, (unsigned long long)tid);
-		ck_assert_int_eq(s->dur, strtoll(csv_col(names, f, n, "duration_ns"), NULL, 10));
-		ck_assert_int_eq(int_arg(m, s, "ret"), strtoll(csv_col(names, f, n, "ret"), NULL, 10));
-		ck_assert_str_eq(str_arg_or(m, s, "errno", ""), csv_col(names, f, n, "errno"));
+		ck_assert_int_eq(s->dur, strtoll(test_csv_cell(&t, "duration_ns"), NULL, 10));
+		ck_assert_int_eq(int_arg(m, s, "ret"), strtoll(test_csv_cell(&t, "ret"), NULL, 10));
+		ck_assert_str_eq(str_arg_or(m, s, "errno", ""), test_csv_cell(&t, "errno"));
 		if (!strcmp(kind, "io_uring_enter")) {
-			ck_assert_int_eq(int_arg(m, s, "fd"), strtoll(csv_col(names, f, n, "fd"), NULL, 10));
-			ck_assert_str_eq(str_arg(m, s, "flags"), csv_col(names, f, n, "flags"));
+			ck_assert_int_eq(int_arg(m, s, "fd"), strtoll(test_csv_cell(&t, "fd"), NULL, 10));
+			ck_assert_str_eq(str_arg(m, s, "flags"), test_csv_cell(&t, "flags"));
 			ck_assert_int_eq(int_arg(m, s, "to_submit"),
-					 strtoll(csv_col(names, f, n, "to_submit"), NULL, 10));
+					 strtoll(test_csv_cell(&t, "to_submit"), NULL, 10));
 			ck_assert_int_eq(int_arg(m, s, "min_complete"),
-					 strtoll(csv_col(names, f, n, "min_complete"), NULL, 10));
+					 strtoll(test_csv_cell(&t, "min_complete"), NULL, 10));
 			ck_assert_int_eq(int_arg(m, s, "submitted"),
-					 strtoll(csv_col(names, f, n, "submitted"), NULL, 10));
+					 strtoll(test_csv_cell(&t, "submitted"), NULL, 10));
 			ck_assert_int_eq(int_arg(m, s, "completed"),
-					 strtoll(csv_col(names, f, n, "completed"), NULL, 10));
-			pending_text(want, sizeof(want), csv_col(names, f, n, "sq_pending_enter"),
-				     csv_col(names, f, n, "sq_pending_exit"));
+					 strtoll(test_csv_cell(&t, "completed"), NULL, 10));
+			pending_text(want, sizeof(want), test_csv_cell(&t, "sq_pending_enter"),
+				     test_csv_cell(&t, "sq_pending_exit"));
 			ck_assert_str_eq(str_arg(m, s, "sq_pending"), want);
-			pending_text(want, sizeof(want), csv_col(names, f, n, "cq_pending_enter"),
-				     csv_col(names, f, n, "cq_pending_exit"));
+			pending_text(want, sizeof(want), test_csv_cell(&t, "cq_pending_enter"),
+				     test_csv_cell(&t, "cq_pending_exit"));
 			ck_assert_str_eq(str_arg(m, s, "cq_pending"), want);
 			enters++;
 		} else if (!strcmp(kind, "io_uring_register")) {
-			ck_assert_str_eq(str_arg(m, s, "opcode"), csv_col(names, f, n, "register_opcode"));
+			ck_assert_str_eq(str_arg(m, s, "opcode"), test_csv_cell(&t, "register_opcode"));
 		}
 		rows++;
 	}
 	ck_assert_uint_gt(enters, 0);
 	ck_assert_uint_ge(rows, enters);
-	free(t.text);
+	test_csv_close(&t);
+	free(path);
 }
 
 /*
@@ -1604,8 +1529,8 @@ static void check_fxt_agrees_with_csv(const char *log)
 	struct output_config cfg = { .quiet = true };
 	struct output *out;
 	struct conv c;
-	struct csv_rows t;
-	char err[512], **names = t.names, *f[CSV_MAX_FIELDS], *csvdir;
+	struct test_csv t;
+	char err[512], *csvdir, *path;
 	size_t rows = 0, chains = 0;
 
 	convert_fxt(log, NULL, &c);
@@ -1614,36 +1539,36 @@ static void check_fxt_agrees_with_csv(const char *log)
 	out = output_csv_new(&cfg, err, sizeof(err));
 	ck_assert_msg(out != NULL, "%s", err);
 	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
-	csv_rows_open(&t, csvdir, "requests.csv");
-	while (csv_rows_next(&t, f)) {
-		size_t n = t.nnames;
-		int64_t id = strtoll(csv_col(names, f, n, "req_id"), NULL, 10);
+	path = test_path(csvdir, "requests.csv");
+	test_csv_open(&t, path);
+	while (test_csv_next(&t)) {
+		int64_t id = strtoll(test_csv_cell(&t, "req_id"), NULL, 10);
 		const struct fxtr_slice *s = lifetime_of(c.m, id);
-		const char *res = csv_col(names, f, n, "result");
-		const char *chain_id = csv_col(names, f, n, "chain_id"), *cflags;
+		const char *res = test_csv_cell(&t, "result");
+		const char *chain_id = test_csv_cell(&t, "chain_id"), *cflags;
 
 		ck_assert_msg(s != NULL, "%s: request %lld has no lifetime", log, (long long)id);
 		ck_assert_uint_eq((uint64_t)int_arg(c.m, s, "user_data"),
-				  strtoull(csv_col(names, f, n, "user_data"), NULL, 0));
-		ck_assert_str_eq(str_arg(c.m, s, "path"), csv_col(names, f, n, "path"));
+				  strtoull(test_csv_cell(&t, "user_data"), NULL, 0));
+		ck_assert_str_eq(str_arg(c.m, s, "path"), test_csv_cell(&t, "path"));
 		ck_assert_str_eq(str_arg_or(c.m, s, "sqe_flags", "none"),
-				 csv_col(names, f, n, "sqe_flags"));
+				 test_csv_cell(&t, "sqe_flags"));
 		ck_assert_str_eq(str_arg_or(c.m, s, "modifiers", "none"),
-				 csv_col(names, f, n, "modifiers"));
+				 test_csv_cell(&t, "modifiers"));
 		/* CSV: "none" for a CQE without flags, empty without a CQE;
 		 * FXT: the argument only when there are flags */
-		cflags = csv_col(names, f, n, "cflags");
+		cflags = test_csv_cell(&t, "cflags");
 		ck_assert_str_eq(str_arg_or(c.m, s, "cflags", ""), strcmp(cflags, "none") ? cflags : "");
-		ck_assert_str_eq(str_arg_or(c.m, s, "errno", ""), csv_col(names, f, n, "errno"));
+		ck_assert_str_eq(str_arg_or(c.m, s, "errno", ""), test_csv_cell(&t, "errno"));
 		if (*res)
 			ck_assert_int_eq(int_arg(c.m, s, "result"), strtoll(res, NULL, 10));
-		if (!strcmp(csv_col(names, f, n, "status"), "complete"))
-			ck_assert_str_eq(s->name, csv_col(names, f, n, "opcode"));
+		if (!strcmp(test_csv_cell(&t, "status"), "complete"))
+			ck_assert_str_eq(s->name, test_csv_cell(&t, "opcode"));
 		if (*chain_id) {
 			char want[96];
 
 			snprintf(want, sizeof(want), "member %s of the chain headed by request %s",
-				 csv_col(names, f, n, "chain_pos"), chain_id);
+				 test_csv_cell(&t, "chain_pos"), chain_id);
 			ck_assert_str_eq(str_arg(c.m, s, "chain"), want);
 			chains++;
 		}
@@ -1652,7 +1577,8 @@ static void check_fxt_agrees_with_csv(const char *log)
 	ck_assert_uint_gt(rows, 0);
 	ck_assert_uint_gt(chains, 0);
 	check_syscalls_agree_with_csv(c.m, csvdir);
-	free(t.text);
+	test_csv_close(&t);
+	free(path);
 	free(csvdir);
 	conv_free(&c);
 }

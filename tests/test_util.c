@@ -81,3 +81,78 @@ const char *test_srcdir(void)
 
 	return d && *d ? d : ".";
 }
+
+/* The cells of one row (RFC 4180 quoting), unquoted in place, into cells[];
+ * returns how many. */
+static size_t csv_split(char *line, char **cells, size_t max)
+{
+	size_t n = 0;
+	char *r = line, *w = line;
+
+	while (n < max) {
+		bool quoted = *r == '"';
+		char end;
+
+		cells[n++] = w;
+		if (quoted)
+			r++;
+		for (;;) {
+			if (quoted && *r == '"' && r[1] == '"') {
+				*w++ = '"';
+				r += 2;
+			} else if (quoted && *r == '"') {
+				r++;
+				quoted = false;
+			} else if (!quoted && (*r == ',' || !*r)) {
+				break;
+			} else {
+				*w++ = *r++;
+			}
+		}
+		end = *r;	/* w may have caught up with r: read it first */
+		*w++ = '\0';
+		if (!end)
+			break;
+		r++;
+	}
+	return n;
+}
+
+void test_csv_open(struct test_csv *t, const char *path)
+{
+	char *hdr;
+	size_t size;
+
+	t->path = strdup(path);
+	t->text = (char *)test_read_file(path, &size);
+	hdr = strtok_r(t->text, "\r\n", &t->save);
+	ck_assert_msg(hdr != NULL, "%s: no header row", path);
+	t->ncells = csv_split(hdr, t->names, TEST_CSV_MAX_CELLS);
+	ck_assert_msg(t->ncells < TEST_CSV_MAX_CELLS, "%s: too many columns", path);
+}
+
+bool test_csv_next(struct test_csv *t)
+{
+	char *line = strtok_r(NULL, "\r\n", &t->save);
+
+	if (!line)
+		return false;
+	ck_assert_msg(csv_split(line, t->cells, TEST_CSV_MAX_CELLS) == t->ncells,
+		      "%s: a row without %zu cells", t->path, t->ncells);
+	return true;
+}
+
+const char *test_csv_cell(const struct test_csv *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		if (!strcmp(t->names[i], name))
+			return t->cells[i];
+	ck_abort_msg("%s: no column %s", t->path, name);
+	return NULL;
+}
+
+void test_csv_close(struct test_csv *t)
+{
+	free(t->text);
+	free(t->path);
+}
