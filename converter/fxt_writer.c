@@ -106,10 +106,19 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Callers pass the same names (arg names, categories, opcode names) from
  * the same addresses over and over; remembering the slot per address,
  * checked against the slot's content, skips the strlen(), the hash and
- * the probe of a 128 KiB index: a fifth of FXT conversion.  A pinned
- * string's address is trusted without the check (fxt_writer_pin_string()).
+ * the probe of a 128 KiB index: a fifth of FXT conversion.
  */
 #define STR_MEMO_SIZE		512
+/*
+ * A pinned string's address is trusted without the check
+ * (fxt_writer_pin_string()), and has an entry of its own in a table at
+ * most a quarter full (so that a miss, an unpinned string, probes little).
+ * In the direct-mapped memo, two pinned names could share an entry: the
+ * one that lost, which depended on where the linker put the literals, was
+ * then looked up by content at every use ("request", 3 times a request:
+ * 2 % of an FXT conversion's instructions).
+ */
+#define PINS_MIN		256
 
 struct str_slot {
 	char *buf;		/* content of an interned string */
@@ -153,8 +162,10 @@ struct fxt_writer {
 	struct str_memo {
 		const char *s;
 		unsigned idx;
-		bool pinned;		/* s was pinned: no content check */
-	} str_memo[STR_MEMO_SIZE];
+		uint32_t len;		/* pins: the string's length */
+	} str_memo[STR_MEMO_SIZE], *pins;	/* pins: pinned addresses */
+	unsigned pins_mask;		/* the pins table's size - 1 */
+	unsigned npins;			/* addresses in it */
 
 	struct thr_slot thr[THR_LAST + 1];
 	uint16_t thr_buckets[THR_BUCKETS];	/* slot index, 0 = empty */
@@ -470,11 +481,57 @@ static int str_ref(struct fxt_writer *w, const char *s, size_t len)
 	return err ? err : (int)idx;
 }
 
+static inline unsigned ptr_hash(const char *s)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
 static struct str_memo *str_memo_of(struct fxt_writer *w, const char *s)
 {
-	uint64_t h = (uint64_t)(uintptr_t)s * 0x9e3779b97f4a7c15ull;
+	return &w->str_memo[ptr_hash(s) & (STR_MEMO_SIZE - 1)];
+}
 
-	return &w->str_memo[(h >> 32) & (STR_MEMO_SIZE - 1)];
+/* The pins table's entry for s, or the empty entry where it would go. */
+static inline struct str_memo *pin_entry(struct str_memo *pins, unsigned mask, const char *s)
+{
+	for (unsigned h = ptr_hash(s);; h++) {
+		struct str_memo *e = &pins[h & mask];
+
+		if (e->s == s || !e->s)
+			return e;
+	}
+}
+
+/* Whether pins entry e is the pinned string at s, all of its len bytes
+ * (SIZE_MAX: NUL-terminated), not a prefix of it. */
+static inline bool pin_is(const struct str_memo *e, const char *s, size_t len)
+{
+	return e->s == s && (len == SIZE_MAX || len == e->len);
+}
+
+/* Remember that s, pinned, is in slot idx: 0 or -ENOMEM. */
+static int pins_add(struct fxt_writer *w, const char *s, unsigned idx)
+{
+	struct str_memo *e;
+
+	if ((w->npins + 1) * 4 > w->pins_mask + 1) {
+		unsigned mask = w->pins_mask * 2 + 1;
+		struct str_memo *t = calloc((size_t)mask + 1, sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		for (unsigned i = 0; i <= w->pins_mask; i++)
+			if (w->pins[i].s)
+				*pin_entry(t, mask, w->pins[i].s) = w->pins[i];
+		free(w->pins);
+		w->pins = t;
+		w->pins_mask = mask;
+	}
+	e = pin_entry(w->pins, w->pins_mask, s);
+	if (!e->s)
+		w->npins++;
+	*e = (struct str_memo){ .s = s, .idx = idx, .len = w->str[idx].len };
+	return 0;
 }
 
 /*
@@ -493,38 +550,42 @@ static bool str_slot_holds(const struct fxt_writer *w, unsigned idx, const char 
 	return !strncmp(s, slot->buf, slot->len) && !s[slot->len];
 }
 
-/* str_ref_memo() for a string that is not pinned: checked, or looked up. */
+/* str_ref_memo() for a string not in its first pins entry: pinned
+ * further on, checked, or looked up. */
 static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, const char *s,
-						       size_t len, struct str_memo *m)
+						       size_t len)
 {
+	const struct str_memo *e = pin_entry(w->pins, w->pins_mask, s);
+	struct str_memo *m = str_memo_of(w, s);
 	int ref;
 
+	if (pin_is(e, s, len))
+		return (int)e->idx;
 	if (m->s == s && m->idx && str_slot_holds(w, m->idx, s, len)) {
 		str_slot_use(w, m->idx);
 		return (int)m->idx;
 	}
 	ref = str_ref(w, s, len == SIZE_MAX ? strlen(s) : len);
-	/* a pinned string keeps its entry: it needs no content check */
-	if (ref > 0 && ref <= STR_INTERN_LAST && !m->pinned)
+	if (ref > 0 && ref <= STR_INTERN_LAST)
 		*m = (struct str_memo){ .s = s, .idx = (unsigned)ref };
 	return ref;
 }
 
 /*
- * str_ref() through the memo; len SIZE_MAX: s is NUL-terminated.  The
- * memo's slot is taken without a look when s is a string the caller
- * pinned (fxt_writer_pin_string()), else if it still holds the bytes at s.
- * The pinned case is most of them: it is kept small enough to need no
- * saved registers, and it marks nothing, as CLOCK never looks at a pinned
- * slot's marks (str_alloc_slot()).
+ * str_ref() through the memos; len SIZE_MAX: s is NUL-terminated.  The
+ * slot is taken without a look when s is a string the caller pinned
+ * (fxt_writer_pin_string()), else from the memo if it still holds the
+ * bytes at s.  The pinned case is most of them: it is kept small enough
+ * to need no saved registers, and it marks nothing, as CLOCK never looks
+ * at a pinned slot's marks (str_alloc_slot()).
  */
 static inline int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
 {
-	struct str_memo *m = str_memo_of(w, s);
+	const struct str_memo *e = &w->pins[ptr_hash(s) & w->pins_mask];
 
-	if (__builtin_expect(m->s == s && m->pinned, 1))
-		return (int)m->idx;
-	return str_ref_memo_slow(w, s, len, m);
+	if (__builtin_expect(pin_is(e, s, len), 1))
+		return (int)e->idx;
+	return str_ref_memo_slow(w, s, len);
 }
 
 static int str_ref_cstr(struct fxt_writer *w, const char *s)
@@ -861,74 +922,93 @@ static bool str_cacheable(unsigned ref)
 	return ref <= STR_INTERN_LAST;
 }
 
+static bool fits_i32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
 /*
  * fxt_counter_sample() without the cache: look the references up, cache
  * them (and the header words they make) when they can be, and write.
  */
 static __attribute__((noinline)) int counter_sample_lookup(struct fxt_writer *w,
 							   struct fxt_counter_series *s,
-							   uint64_t ts, int64_t value)
+							   uint64_t ts, const int64_t *values)
 {
-	bool wide = value < INT32_MIN || value > INT32_MAX;
-	struct fxt_arg a = wide ? fxt_arg_i64(s->arg, value) : fxt_arg_i32(s->arg, (int32_t)value);
-	struct fxt_arg a32 = fxt_arg_i32(s->arg, 0), a64 = fxt_arg_i64(s->arg, 0);
+	struct fxt_arg a[FXT_SERIES_MAX_ARGS];
 	struct event_refs r;
+	bool cacheable;
 	int err;
 
 	if (w->err)
 		return w->err;
+	if (!s->nargs || s->nargs > FXT_SERIES_MAX_ARGS)
+		return refuse(w, -EINVAL);
 	if (ts > INT64_MAX)
 		return refuse(w, -ERANGE);
-	err = event_refs(w, s->th, s->cat, s->name, &a, 1, &r);
+	for (unsigned i = 0; i < s->nargs; i++)
+		a[i] = fits_i32(values[i]) ? fxt_arg_i32(s->arg[i], (int32_t)values[i]) :
+					    fxt_arg_i64(s->arg[i], values[i]);
+	err = event_refs(w, s->th, s->cat, s->name, a, s->nargs, &r);
 	if (err)
 		return err;
 	s->tref = (uint16_t)r.tref;
 	s->cref = (uint16_t)r.cref;
 	s->nref = (uint16_t)r.nref;
-	s->aref = (uint16_t)FIELD_GET(r.args.hdr[0], 16, 31);
-	s->header = event_header(EVT_COUNTER, &r, 1);
-	s->arg32 = arg_header(&a32, s->aref, 0);
-	s->arg64 = arg_header(&a64, s->aref, 0);
+	s->header = event_header(EVT_COUNTER, &r, s->nargs);
+	cacheable = str_cacheable(s->cref) && str_cacheable(s->nref);
+	for (unsigned i = 0; i < s->nargs; i++) {
+		struct fxt_arg a32 = fxt_arg_i32(s->arg[i], 0), a64 = fxt_arg_i64(s->arg[i], 0);
+
+		s->aref[i] = (uint16_t)FIELD_GET(r.args.hdr[i], 16, 31);
+		s->arg32[i] = arg_header(&a32, s->aref[i], 0);
+		s->arg64[i] = arg_header(&a64, s->aref[i], 0);
+		cacheable = cacheable && str_cacheable(s->aref[i]);
+	}
 	s->evictions = evictions(w);
-	s->cached = str_cacheable(s->cref) && str_cacheable(s->nref) && str_cacheable(s->aref);
-	return put_event(w, EVT_COUNTER, ts, &r, &a, 1, true, s->id);
+	s->cached = cacheable;
+	return put_event(w, EVT_COUNTER, ts, &r, a, s->nargs, true, s->id);
 }
 
 /*
- * While cached, a sample is its header words with the value in: the same
+ * While cached, a sample is its header words with the values in: the same
  * bytes put_event() writes.  It does to the tables what event_refs() does
  * (a string or thread the cached sample added is not yet marked used), so
  * that evictions, and so the file, are the same as without the cache.
  */
 int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
-		       int64_t value)
+		       const int64_t *values)
 {
-	bool wide = value < INT32_MIN || value > INT32_MAX;
-	size_t words = wide ? 5 : 4;
+	size_t words = 3;
 	uint64_t *p;
 
 	if (!s->cached || s->evictions != evictions(w) || w->err || ts > INT64_MAX)
-		return counter_sample_lookup(w, s, ts, value);
+		return counter_sample_lookup(w, s, ts, values);
+	for (unsigned i = 0; i < s->nargs; i++)
+		words += fits_i32(values[i]) ? 1 : 2;
 	w->serial++;
 	w->thr[s->tref].referenced = true;
 	if (s->cref)
 		str_slot_use(w, s->cref);
 	if (s->nref)
 		str_slot_use(w, s->nref);
-	if (s->aref)
-		str_slot_use(w, s->aref);
+	for (unsigned i = 0; i < s->nargs; i++)
+		if (s->aref[i])
+			str_slot_use(w, s->aref[i]);
 	p = reserve(w, words);
 	if (!p)
 		return w->err;
-	put_word(p, s->header | REC_HEADER(0, words));
-	put_word(p + 1, ts);
-	if (wide) {
-		put_word(p + 2, s->arg64);
-		put_word(p + 3, (uint64_t)value);
-	} else {
-		put_word(p + 2, s->arg32 | FIELD((uint32_t)(int32_t)value, 32, 63));
+	put_word(p++, s->header | REC_HEADER(0, words));
+	put_word(p++, ts);
+	for (unsigned i = 0; i < s->nargs; i++) {
+		if (fits_i32(values[i])) {
+			put_word(p++, s->arg32[i] | FIELD((uint32_t)(int32_t)values[i], 32, 63));
+		} else {
+			put_word(p++, s->arg64[i]);
+			put_word(p++, (uint64_t)values[i]);
+		}
 	}
-	put_word(p + words - 1, s->id);
+	put_word(p, s->id);
 	w->stats.events++;
 	return 0;
 }
@@ -1160,14 +1240,14 @@ int fxt_writer_pin_string(struct fxt_writer *w, const char *s)
 		return idx;
 	if (idx >= STR_SCRATCH_FIRST)
 		return -ENOMEM;	/* no memory for the copy: not interned */
-	if (w->str[idx].pinned)
-		return idx;
-	if (w->npinned >= FXT_MAX_PINNED)
-		return -ENOSPC;
-	w->str[idx].pinned = true;
-	w->npinned++;
-	*str_memo_of(w, s) = (struct str_memo){ .s = s, .idx = (unsigned)idx, .pinned = true };
-	return idx;
+	if (!w->str[idx].pinned) {
+		if (w->npinned >= FXT_MAX_PINNED)
+			return -ENOSPC;
+		w->str[idx].pinned = true;
+		w->npinned++;
+	}
+	/* Pinned, it stays usable even without its address remembered. */
+	return pins_add(w, s, (unsigned)idx) ? -ENOMEM : idx;
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -1194,7 +1274,9 @@ struct fxt_writer *fxt_writer_new(fxt_sink_fn sink, void *ctx)
 	w->buf = malloc(OUT_BUFFER_SIZE);
 	w->str = calloc(STR_INTERN_LAST + 1, sizeof(*w->str));
 	w->str_buckets = calloc(STR_BUCKETS, sizeof(*w->str_buckets));
-	if (!w->buf || !w->str || !w->str_buckets)
+	w->pins = calloc(PINS_MIN, sizeof(*w->pins));
+	w->pins_mask = PINS_MIN - 1;
+	if (!w->buf || !w->str || !w->str_buckets || !w->pins)
 		goto fail;
 	w->str_next = 1;
 	w->str_hand = 1;
@@ -1252,6 +1334,7 @@ void fxt_writer_free(struct fxt_writer *w)
 			free(w->str[i].buf);
 	free(w->str);
 	free(w->str_buckets);
+	free(w->pins);
 	free(w->buf);
 	free(w);
 }

@@ -285,8 +285,8 @@ void fxt_writer_get_stats(const struct fxt_writer *w,
  * string literal): later uses of that same pointer take the slot without
  * comparing the bytes.  Returns the index (> 0), or -ENOSPC when
  * FXT_MAX_PINNED strings are already pinned, -EINVAL for "" or a string
- * longer than FXT_INTERN_MAX_LEN (both stay usable unpinned), or the
- * sticky error.
+ * longer than FXT_INTERN_MAX_LEN, -ENOMEM when out of memory (all stay
+ * usable, looked up by content), or the sticky error.
  */
 int fxt_writer_pin_string(struct fxt_writer *w, const char *s);
 
@@ -317,29 +317,37 @@ int fxt_counter(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		const struct fxt_arg *args, unsigned nargs);
 
 /*
- * A counter sampled often: one writer, thread (its process), category,
- * name, arg name and counter id, with strings the caller keeps unchanged
- * while it uses the series.  fxt_counter_sample() writes byte for byte
- * what fxt_counter() would with one int32 arg (int64 when the value needs
- * it), but while the writer's tables have evicted nothing it reuses the
- * last sample's thread and string references instead of looking them up:
- * counters are almost half of the event records of a busy ring's trace.
- * Zero-initialise a series, then set its first five fields.
+ * Counters sampled often, together: one writer, thread (its process),
+ * category, name, counter id and 1..FXT_SERIES_MAX_ARGS arg names, with
+ * strings the caller keeps unchanged while it uses the series.
+ * fxt_counter_sample() writes byte for byte what fxt_counter() would with
+ * those args, each an int32 (int64 when its value needs it), but while the
+ * writer's tables have evicted nothing it reuses the last sample's thread
+ * and string references instead of looking them up: counters are almost
+ * half of the event records of a busy ring's trace.  Zero-initialise a
+ * series, then set its first six fields.  A series without args, or with
+ * more than FXT_SERIES_MAX_ARGS, is refused (-EINVAL).
  */
+#define FXT_SERIES_MAX_ARGS 2
+
 struct fxt_counter_series {
 	struct fxt_thread th;
-	const char *cat, *name, *arg;
+	const char *cat, *name;
 	uint64_t id;
+	unsigned nargs;
+	const char *arg[FXT_SERIES_MAX_ARGS];
 	/* the writer's: the references of the last sample, while valid */
 	bool cached;
 	uint64_t evictions;		/* the writer's evictions when cached */
-	uint16_t tref, cref, nref, aref;
+	uint16_t tref, cref, nref, aref[FXT_SERIES_MAX_ARGS];
 	uint64_t header;		/* the event's header word, size 0 */
-	uint64_t arg32, arg64;		/* the argument's header words, value 0 */
+	/* each argument's header words, value 0 */
+	uint64_t arg32[FXT_SERIES_MAX_ARGS], arg64[FXT_SERIES_MAX_ARGS];
 };
 
+/* values: one per arg of the series. */
 int fxt_counter_sample(struct fxt_writer *w, struct fxt_counter_series *s, uint64_t ts,
-		       int64_t value);
+		       const int64_t *values);
 
 /*
  * Duration begin/end: a slice on the thread's track.  Perfetto ignores the

@@ -362,11 +362,12 @@ static void ring_learn_owner(struct model *m, struct ring_state *rs, const struc
 static void counter(struct model *m, enum counter_kind kind, const struct ring_state *rs,
 		    int64_t value)
 {
-	struct model_counter c = { .kind = kind, .ts = m->now, .value = value };
+	struct model_counter c;
 
 	if (!m->ops->counter || !rs)
 		return;
-	c.ring = &rs->r;
+	c = (struct model_counter){ .ring = &rs->r, .ts = m->now, .n = 1, .kind = { kind },
+				    .value = { value } };
 	m->ops->counter(m->out, &c);
 }
 
@@ -830,8 +831,16 @@ static struct ring_state *ring_from_fd(struct model *m, uint32_t pid, int32_t fd
 static void enter_state_counters(struct model *m, struct ring_state *rs, uint32_t sq_head,
 				 uint32_t sq_tail, uint32_t cq_head, uint32_t cq_tail)
 {
-	counter(m, COUNTER_SQ_PENDING, rs, (int64_t)(uint32_t)(sq_tail - sq_head));
-	counter(m, COUNTER_CQ_PENDING, rs, (int64_t)(uint32_t)(cq_tail - cq_head));
+	struct model_counter c;
+
+	if (!m->ops->counter || !rs)
+		return;
+	c = (struct model_counter){
+		.ring = &rs->r, .ts = m->now, .n = 2,
+		.kind = { COUNTER_SQ_PENDING, COUNTER_CQ_PENDING },
+		.value = { (int64_t)(uint32_t)(sq_tail - sq_head), (int64_t)(uint32_t)(cq_tail - cq_head) },
+	};
+	m->ops->counter(m->out, &c);
 }
 
 #define HDR(e) ((const struct ev_header *)(const void *)(e))

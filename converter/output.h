@@ -366,11 +366,20 @@ enum counter_kind {
 	COUNTER_KIND_COUNT
 };
 
+/*
+ * Counter samples taken at one time on one ring: one sample, or the SQ and
+ * CQ pending counts of an io_uring_enter begin or end (always taken
+ * together: the FXT output writes them as one record with two arguments,
+ * which Perfetto imports as the same two tracks as two records).
+ */
+#define MODEL_COUNTER_MAX_SAMPLES 2
+
 struct model_counter {
-	enum counter_kind kind;
 	const struct model_ring *ring;
 	uint64_t ts;
-	int64_t value;
+	unsigned n;			/* samples: 1 .. MODEL_COUNTER_MAX_SAMPLES */
+	enum counter_kind kind[MODEL_COUNTER_MAX_SAMPLES];
+	int64_t value[MODEL_COUNTER_MAX_SAMPLES];
 };
 
 /* ------------------------------------------------------------- raw events */

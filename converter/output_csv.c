@@ -736,11 +736,13 @@ static void c_counter(struct output *o, const struct model_counter *k)
 	struct csv *c = C(o);
 	struct csv_table *f = &c->f[CSV_COUNTERS];
 
-	field_t(c, f, k->ts);
-	field_u64(f, k->ring->number);
-	field_name(f, counter_kind_name(k->kind));
-	field_i64(f, k->value);
-	eol(f);
+	for (unsigned i = 0; i < k->n; i++) {
+		field_t(c, f, k->ts);
+		field_u64(f, k->ring->number);
+		field_name(f, counter_kind_name(k->kind[i]));
+		field_i64(f, k->value[i]);
+		eol(f);
+	}
 }
 
 static void c_ring(struct output *o, const struct model_ring *r)

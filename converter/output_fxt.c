@@ -29,6 +29,9 @@
  *     the end on the member drawn earlier is written late on its lane at
  *     the start of its step that contains that moment (drawn_slice_at()).
  *   - Counters are per process: "ring N:<counter>:0" under the ring's owner.
+ *     The SQ and CQ pending counts, sampled together, are one record with
+ *     two arguments: two tracks in Perfetto, as two records would make,
+ *     in 40 bytes instead of 64.
  *   - Names come only from kernel-object records, which Perfetto applies
  *     before any event wherever they are in the file: they are written at
  *     end(), with the final names.  A thread's "process" argument must be
@@ -69,11 +72,18 @@ struct task_out {
 	struct fxt_instant_guard ig;	/* its instants */
 };
 
+/* A ring's counters sampled together (model_counter): one FXT series. */
+struct ring_counter {
+	unsigned n;
+	enum counter_kind kind[MODEL_COUNTER_MAX_SAMPLES];
+	struct fxt_counter_series series;
+};
+
 struct ring_out {
 	const struct model_ring *ring;	/* valid until destroy(): final state in end() */
 	unsigned number;
 	char counter_name[24];		/* "ring N": its counters' name, made once */
-	struct fxt_counter_series counter[COUNTER_KIND_COUNT];	/* by kind; set at first use */
+	struct ring_counter counter[COUNTER_KIND_COUNT];	/* by first kind; set at first use */
 	uint64_t pid;			/* owning process koid (fixed at first use) */
 	uint32_t track;			/* koid of "ring N (fd F)", 0 until used */
 	struct fxt_instant_guard ig;	/* instants on that track */
@@ -224,6 +234,11 @@ static const struct op_names *opnames(struct fxo *x, uint8_t op)
 	snprintf(n->cqe, sizeof(n->cqe), "CQE %s", n->plain);
 	snprintf(n->more, sizeof(n->more), "CQE %s (more)", n->plain);
 	snprintf(n->approx, sizeof(n->approx), "%s (approx)", n->plain);
+	/* They stay as they are now: each use takes its slot without a look
+	 * at the bytes (three uses a request). */
+	fxt_writer_pin_string(x->w, n->plain);
+	fxt_writer_pin_string(x->w, n->submit);
+	fxt_writer_pin_string(x->w, n->cqe);
 	n->set = true;
 	return n;
 }
@@ -392,6 +407,19 @@ static void flags_arg(struct args *v, const char *name, uint64_t flags,
 
 /* ------------------------------------------------------------- begin */
 
+static const char *status_text(enum req_status s)
+{
+	switch (s) {
+	case REQ_COMPLETE: return "complete";
+	case REQ_IN_FLIGHT_AT_END: return "in flight at end";
+	case REQ_IN_FLIGHT_AT_START: return "in flight at start";
+	case REQ_INCOMPLETE: return "incomplete";
+	case REQ_STATUS_COUNT: break;
+	}
+	return "?";
+}
+
+
 static const char *const pinned[] = {
 	CAT, CAT_META, "request", "user_data", "fd", "offset", "length", "result",
 	"errno", "cflags", "path", "status", "note", "modifiers", "sqe_flags",
@@ -442,6 +470,11 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 	}
 	for (size_t i = 0; i < sizeof(pinned) / sizeof(pinned[0]); i++)
 		fxt_writer_pin_string(x->w, pinned[i]);
+	/* Two values of every request: literals, looked up by address. */
+	for (unsigned i = 0; i < PATH_COUNT; i++)
+		fxt_writer_pin_string(x->w, path_name((enum req_path)i));
+	for (unsigned i = 0; i < REQ_STATUS_COUNT; i++)
+		fxt_writer_pin_string(x->w, status_text((enum req_status)i));
 
 	/* The recording's metadata: args of an instant at t = 0 on the
 	 * "ringside" process's "recording" thread (and in the process name,
@@ -613,18 +646,6 @@ static void known_span(const struct model_request *r, uint64_t *first, uint64_t 
 			*first = ts[i];
 		*last = max_u64(*last, ts[i]);
 	}
-}
-
-static const char *status_text(enum req_status s)
-{
-	switch (s) {
-	case REQ_COMPLETE: return "complete";
-	case REQ_IN_FLIGHT_AT_END: return "in flight at end";
-	case REQ_IN_FLIGHT_AT_START: return "in flight at start";
-	case REQ_INCOMPLETE: return "incomplete";
-	case REQ_STATUS_COUNT: break;
-	}
-	return "?";
 }
 
 static uint64_t new_flow(struct fxo *x)
@@ -1289,15 +1310,24 @@ static void x_counter(struct output *o, const struct model_counter *c)
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, c->ring, 0);
 	struct fxt_thread th;
-	struct fxt_counter_series *cs;
+	struct ring_counter *rc;
 
-	if (!ro || !in_range(x, c->ts) || !ring_track(x, ro, &th))
+	if (!ro || !c->n || c->n > MODEL_COUNTER_MAX_SAMPLES || !in_range(x, c->ts) ||
+	    !ring_track(x, ro, &th))
 		return;
-	cs = &ro->counter[c->kind];
-	if (cs->th.tid != th.tid || cs->th.pid != th.pid)
-		*cs = (struct fxt_counter_series){ .th = th, .cat = CAT, .name = ro->counter_name,
-						   .arg = counter_kind_name(c->kind) };
-	fxt_counter_sample(x->w, cs, rel(x, c->ts), c->value);
+	rc = &ro->counter[c->kind[0]];
+	if (rc->series.th.tid != th.tid || rc->series.th.pid != th.pid || rc->n != c->n ||
+	    memcmp(rc->kind, c->kind, c->n * sizeof(c->kind[0]))) {
+		rc->n = c->n;
+		rc->series = (struct fxt_counter_series){ .th = th, .cat = CAT,
+							  .name = ro->counter_name,
+							  .nargs = c->n };
+		for (unsigned i = 0; i < c->n; i++) {
+			rc->kind[i] = c->kind[i];
+			rc->series.arg[i] = counter_kind_name(c->kind[i]);
+		}
+	}
+	fxt_counter_sample(x->w, &rc->series, rel(x, c->ts), c->value);
 }
 
 /* ---------------------------------------------------------------- losses */

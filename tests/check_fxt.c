@@ -574,6 +574,57 @@ START_TEST(test_pin_limit)
 }
 END_TEST
 
+/*
+ * A pinned string is found by its address however many are pinned (the
+ * table of addresses grows), and only as the whole string: its address
+ * with a shorter length is that shorter string.
+ */
+START_TEST(test_pin_by_address)
+{
+	enum { PINS = 3000 };
+	static char pins[PINS][16];
+	static int idx[PINS];
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxtr_model *m;
+	uint64_t tid = 1;
+	size_t n = 0;
+
+	name_all(w, 1, &tid, 1);
+	for (unsigned i = 0; i < PINS; i++) {
+		snprintf(pins[i], sizeof(pins[i]), "pin-%05u", i);
+		idx[i] = fxt_writer_pin_string(w, pins[i]);
+		ck_assert_int_gt(idx[i], 0);
+	}
+	for (unsigned i = 0; i < PINS; i++)
+		ck_assert_int_eq(fxt_instant(w, i + 1, FXT_THREAD(1, 1), "c", pins[i],
+					     FXT_ARGV(fxt_arg_strn("prefix", pins[i], 6),
+						      fxt_arg_str("whole", pins[i]))), 0);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	for (size_t k = 0; k < m->nrecords; k++) {
+		const struct fxtr_record *r = &m->records[k];
+		unsigned i;
+
+		if (r->type != FXTR_REC_EVENT)
+			continue;
+		i = (unsigned)(r->ts - 1);
+		ck_assert_uint_lt(i, PINS);
+		ck_assert_str_eq(r->name, pins[i]);
+		ck_assert_uint_eq(r->name_ref, (unsigned)idx[i]);
+		ck_assert_uint_eq(r->nargs, 2);
+		ck_assert_uint_eq(r->args[0].str_len, 6);
+		ck_assert(!memcmp(r->args[0].str, pins[i], 6));
+		ck_assert_str_eq(r->args[1].str, pins[i]);
+		ck_assert_uint_eq(r->args[1].value_ref, (unsigned)idx[i]);
+		n++;
+	}
+	ck_assert_uint_eq(n, PINS);
+	fxtr_free(m);
+	free(mb.data);
+}
+END_TEST
+
 START_TEST(test_thread_interning_pressure)
 {
 	enum { THREADS = 300, ROUNDS = 3 };
@@ -913,10 +964,11 @@ static void counter_calls(struct fxt_writer *w, bool series, bool thread_pressur
 		"cached by a series, whatever else happens in the writer's string table "
 		"between two samples of it, padded to more than two hundred fifty-six bytes";
 	struct fxt_counter_series cs[3] = {
-		{ .th = FXT_THREAD(7, 70), .cat = "io_uring", .name = "ring 1", .arg = "inflight" },
-		{ .th = FXT_THREAD(7, 71), .cat = "other", .name = "ring 2", .arg = "sq_pending",
-		  .id = 3 },
-		{ .th = FXT_THREAD(8, 80), .cat = "", .name = long_name, .arg = "v" },
+		{ .th = FXT_THREAD(7, 70), .cat = "io_uring", .name = "ring 1", .nargs = 1,
+		  .arg = { "inflight" } },
+		{ .th = FXT_THREAD(7, 71), .cat = "other", .name = "ring 2", .id = 3, .nargs = 2,
+		  .arg = { "sq_pending", "cq_pending" } },
+		{ .th = FXT_THREAD(8, 80), .cat = "", .name = long_name, .nargs = 1, .arg = { "v" } },
 	};
 	char name[32];
 	uint64_t ts = 1;
@@ -934,21 +986,23 @@ static void counter_calls(struct fxt_writer *w, bool series, bool thread_pressur
 	for (unsigned round = 0, fresh = 0; round < 100; round++) {
 		for (unsigned i = 0; i < 20; i++)
 			for (unsigned k = 0; k < 3; k++) {
-				/* int32, and int64 now and then */
-				int64_t v = i % 7 == 6 ? (int64_t)i << 33 : (int64_t)(i + round) - 5 * k;
+				/* int32, and int64 now and then, in either arg */
+				int64_t v[FXT_SERIES_MAX_ARGS] = {
+					i % 7 == 6 ? (int64_t)i << 33 : (int64_t)(i + round) - 5 * k,
+					i % 5 == 3 ? -((int64_t)i << 40) : (int64_t)round - (int64_t)i,
+				};
+				struct fxt_arg a[FXT_SERIES_MAX_ARGS];
 
-				if (series)
+				if (series) {
 					ck_assert_int_eq(fxt_counter_sample(w, &cs[k], ts++, v), 0);
-				else if (v >= INT32_MIN && v <= INT32_MAX)
-					ck_assert_int_eq(fxt_counter(w, ts++, cs[k].th, cs[k].cat,
-								     cs[k].name, cs[k].id,
-								     FXT_ARGV(fxt_arg_i32(cs[k].arg,
-											  (int32_t)v))), 0);
-				else
-					ck_assert_int_eq(fxt_counter(w, ts++, cs[k].th, cs[k].cat,
-								     cs[k].name, cs[k].id,
-								     FXT_ARGV(fxt_arg_i64(cs[k].arg, v))),
-							 0);
+					continue;
+				}
+				for (unsigned j = 0; j < cs[k].nargs; j++)
+					a[j] = v[j] >= INT32_MIN && v[j] <= INT32_MAX ?
+					       fxt_arg_i32(cs[k].arg[j], (int32_t)v[j]) :
+					       fxt_arg_i64(cs[k].arg[j], v[j]);
+				ck_assert_int_eq(fxt_counter(w, ts++, cs[k].th, cs[k].cat, cs[k].name,
+							     cs[k].id, a, cs[k].nargs), 0);
 			}
 		for (unsigned i = 0; i < 1000; i++, fresh++) {
 			snprintf(name, sizeof(name), "name-%06u", thread_pressure ? 0 : fresh);
@@ -981,6 +1035,28 @@ START_TEST(test_counter_series)
 		free(plain.data);
 		free(fast.data);
 	}
+}
+END_TEST
+
+/* A series without args, or with more than it can hold, is refused whole. */
+START_TEST(test_counter_series_refused)
+{
+	struct fxt_counter_series none = { .th = FXT_THREAD(7, 70), .name = "none" },
+		many = { .th = FXT_THREAD(7, 70), .name = "many", .nargs = FXT_SERIES_MAX_ARGS + 1,
+			 .arg = { "a", "b" } };
+	int64_t v[FXT_SERIES_MAX_ARGS + 1] = { 1, 2, 3 };
+	struct fxt_writer_stats st;
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+
+	ck_assert_int_eq(fxt_counter_sample(w, &none, 1, v), -EINVAL);
+	ck_assert_int_eq(fxt_counter_sample(w, &many, 2, v), -EINVAL);
+	ck_assert(!none.cached && !many.cached);
+	fxt_writer_get_stats(w, &st);
+	ck_assert_uint_eq(st.refused, 2);
+	ck_assert_uint_eq(st.events, 0);
+	ck_assert_int_eq(fxt_writer_close(w), 0);
+	free(mb.data);
 }
 END_TEST
 
@@ -1721,6 +1797,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_double_and_u64_values);
 	tcase_add_test(tw, test_string_interning_pressure);
 	tcase_add_test(tw, test_pin_limit);
+	tcase_add_test(tw, test_pin_by_address);
 	tcase_add_test(tw, test_thread_interning_pressure);
 	tcase_add_test(tw, test_arg_limits);
 	tcase_add_test(tw, test_long_strings);
@@ -1729,6 +1806,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_file_sink_full_disk);
 	tcase_add_test(tw, test_file_sink_roundtrip);
 	tcase_add_test(tw, test_counter_series);
+	tcase_add_test(tw, test_counter_series_refused);
 	tcase_add_test(tw, test_golden);
 	suite_add_tcase(s, tw);
 

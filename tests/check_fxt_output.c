@@ -1517,9 +1517,68 @@ static void check_syscalls_agree_with_csv(const struct fxtr_model *m, const char
 	free(path);
 }
 
+/* A counter track by name, in whatever process; the one of that name. */
+static size_t counter_track(const struct fxtr_model *m, const char *name)
+{
+	size_t found = m->ncounters;
+
+	for (size_t i = 0; i < m->ncounters; i++) {
+		if (strcmp(m->counters[i].name, name))
+			continue;
+		ck_assert_msg(found == m->ncounters, "two counter tracks named %s", name);
+		found = i;
+	}
+	ck_assert_msg(found < m->ncounters, "no counter track named %s", name);
+	return found;
+}
+
+/*
+ * Every row of counters.csv is the next sample of its FXT counter track
+ * ("ring N:<counter>:0"), and those tracks have no other samples: the
+ * SQ and CQ pending counts, written as one FXT record, import as the two
+ * tracks and samples they were as two.
+ */
+static void check_counters_agree_with_csv(const struct fxtr_model *m, const char *csvdir)
+{
+	char *path = test_path(csvdir, "counters.csv"), name[96];
+	size_t *next = calloc(m->ncounters + 1, sizeof(*next)), rows = 0, pairs = 0;
+	struct test_csv t;
+
+	ck_assert_ptr_nonnull(next);
+	test_csv_open(&t, path);
+	while (test_csv_next(&t)) {
+		int64_t at = strtoll(test_csv_cell(&t, "time_ns"), NULL, 10);
+		const struct fxtr_counter *c;
+		size_t k;
+
+		snprintf(name, sizeof(name), "ring %s:%s:0", test_csv_cell(&t, "ring"),
+			 test_csv_cell(&t, "counter"));
+		k = counter_track(m, name);
+		c = &m->counters[k];
+		ck_assert_msg(next[k] < c->nsamples, "%s: more rows than samples", name);
+		ck_assert_int_eq(c->samples[next[k]].ts, at);
+		ck_assert(c->samples[next[k]].value ==
+			  (double)strtoll(test_csv_cell(&t, "value"), NULL, 10));
+		next[k]++;
+		if (!strcmp(test_csv_cell(&t, "counter"), "cq_pending"))
+			pairs++;
+		rows++;
+	}
+	for (size_t k = 0; k < m->ncounters; k++)
+		if (!strncmp(m->counters[k].name, "ring ", 5))
+			ck_assert_msg(next[k] == m->counters[k].nsamples, "%s: %zu samples, %zu rows",
+				      m->counters[k].name, m->counters[k].nsamples, next[k]);
+	ck_assert_uint_gt(pairs, 0);
+	ck_assert_uint_gt(rows, pairs);
+	test_csv_close(&t);
+	free(next);
+	free(path);
+}
+
 /*
  * Every request of log, as its FXT lifetime's arguments and as its row of
- * requests.csv, says the same; so does every system call.  The two outputs are built apart; an FXT
+ * requests.csv, says the same; so do every system call and counter sample.
+ * The two outputs are built apart; an FXT
  * argument that took another's text (a chain member's sqe_flags once
  * showed the start of its chain text) or a column that drifted shows.
  */
@@ -1577,6 +1636,7 @@ static void check_fxt_agrees_with_csv(const char *log)
 	ck_assert_uint_gt(rows, 0);
 	ck_assert_uint_gt(chains, 0);
 	check_syscalls_agree_with_csv(c.m, csvdir);
+	check_counters_agree_with_csv(c.m, csvdir);
 	test_csv_close(&t);
 	free(path);
 	free(csvdir);

@@ -310,8 +310,7 @@ static void cap_cqe(struct output *o, const struct model_cqe *q)
 
 static void cap_counter(struct output *o, const struct model_counter *k)
 {
-	(void)k;
-	CAP(o)->counters++;
+	CAP(o)->counters += k->n;
 }
 
 static void cap_raw(struct output *o, const struct raw_event *e)
