@@ -898,6 +898,7 @@ START_TEST(test_newer_recorder)
 	ck_assert_int_eq(c->req[0].status, REQ_COMPLETE);
 	ck_assert_int_eq(c->req[0].res, 4096);
 	ck_assert_uint_eq(c->records, 7);
+	ck_assert_uint_eq(c->unknown_records, 5);
 	capture_free(c);
 	free(layout);
 	free(records);

@@ -341,6 +341,7 @@ static int cap_end(struct output *o, const struct output_totals *t, char *e, siz
 		strcat(c->warnings, "\n");
 	}
 	c->records = t->records;
+	c->unknown_records = t->unknown_records;
 	c->lost_events = t->lost_events;
 	return 0;
 }

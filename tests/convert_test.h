@@ -82,7 +82,7 @@ struct capture {
 	struct model_ring *rings;
 	size_t nrings;
 	char *warnings;			/* all warning lines, '\n'-separated */
-	uint64_t records, lost_events;
+	uint64_t records, unknown_records, lost_events;
 	bool store;			/* false: count only (memory test) */
 	bool want_raw;
 };
