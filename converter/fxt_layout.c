@@ -91,15 +91,22 @@ bool fxt_span_guard_admit(struct fxt_span_guard *g, uint64_t start, uint64_t end
 {
 	if (end < start)
 		return false;
-	for (unsigned i = 0; i < g->n; i++) {
-		uint64_t a = g->start[i], b = g->end[i];
+	/* Past every span ever admitted (the next system call on a thread,
+	 * nearly always): disjoint from each, no need to look. */
+	if (start < g->max_end) {
+		for (unsigned i = 0; i < g->n; i++) {
+			uint64_t a = g->start[i], b = g->end[i];
 
-		/* New one starts inside and ends after, or starts before
-		 * and ends inside: Perfetto would drop one of the two. */
-		if ((start > a && start < b && end > b) ||
-		    (start < a && end > a && end < b))
-			return false;
+			/* New one starts inside and ends after, or starts
+			 * before and ends inside: Perfetto would drop one of
+			 * the two. */
+			if ((start > a && start < b && end > b) ||
+			    (start < a && end > a && end < b))
+				return false;
+		}
 	}
+	if (end > g->max_end)
+		g->max_end = end;
 	g->start[g->next] = start;
 	g->end[g->next] = end;
 	g->next = (g->next + 1) % FXT_GUARD_SPANS;

@@ -103,6 +103,7 @@ bool fxt_instant_guard_admit(struct fxt_instant_guard *g, uint64_t ts);
 
 struct fxt_span_guard {
 	uint64_t start[FXT_GUARD_SPANS], end[FXT_GUARD_SPANS];
+	uint64_t max_end;		/* of every span admitted */
 	unsigned n, next;
 };
 

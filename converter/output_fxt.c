@@ -73,6 +73,7 @@ struct task_out {
 };
 
 /* A ring's counters sampled together (model_counter): one FXT series. */
+_Static_assert(MODEL_COUNTER_MAX_SAMPLES == 2, "x_counter() compares two kinds");
 struct ring_counter {
 	unsigned n;
 	enum counter_kind kind[MODEL_COUNTER_MAX_SAMPLES];
@@ -148,6 +149,10 @@ struct fxo {
 	struct hmap loss_index;		/* cpu -> index + 1 in loss */
 	struct fxt_koids koids;
 	struct op_names ops[256];
+	/* The text of the last io_uring_enter's flags: a program passes the
+	 * same ones call after call (format_flags() took 130 instructions). */
+	uint32_t enter_flags;
+	char enter_flags_text[256];
 	uint64_t next_flow;
 	uint64_t lost_total;
 	bool lost_counter_started;
@@ -1115,6 +1120,19 @@ static char *put_count(char *p, bool ok, uint32_t v)
 
 #define PENDING_ARG_LEN sizeof("4294967295 -> 4294967295")
 
+/* One text per event: the event's other string arguments are elsewhere. */
+static const char *enter_flags_text(struct fxo *x, uint32_t flags)
+{
+	if (!flags)
+		return "none";
+	if (flags != x->enter_flags || !*x->enter_flags_text) {
+		format_flags(x->enter_flags_text, sizeof(x->enter_flags_text), flags,
+			     enter_flag_names);
+		x->enter_flags = flags;
+	}
+	return x->enter_flags_text;
+}
+
 static void pending_arg(struct args *v, const char *name, bool b_ok, uint32_t bh, uint32_t bt,
 			bool e_ok, uint32_t eh, uint32_t et, char buf[PENDING_ARG_LEN])
 {
@@ -1155,7 +1173,7 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 			add(&v, fxt_arg_bool("registered_ring", true));
 		add(&v, fxt_arg_u32("to_submit", s->to_submit));
 		add(&v, fxt_arg_u32("min_complete", s->min_complete));
-		flags_arg(&v, "flags", s->enter_flags, enter_flag_names, fb, sizeof(fb));
+		add(&v, fxt_arg_str("flags", enter_flags_text(x, s->enter_flags)));
 		add_result(&v, "ret", s->ret, eb);
 		add(&v, fxt_arg_u32("submitted", s->submitted));
 		add(&v, fxt_arg_u32("completed", s->completed));
@@ -1317,7 +1335,7 @@ static void x_counter(struct output *o, const struct model_counter *c)
 		return;
 	rc = &ro->counter[c->kind[0]];
 	if (rc->series.th.tid != th.tid || rc->series.th.pid != th.pid || rc->n != c->n ||
-	    memcmp(rc->kind, c->kind, c->n * sizeof(c->kind[0]))) {
+	    rc->kind[0] != c->kind[0] || (c->n > 1 && rc->kind[1] != c->kind[1])) {
 		rc->n = c->n;
 		rc->series = (struct fxt_counter_series){ .th = th, .cat = CAT,
 							  .name = ro->counter_name,

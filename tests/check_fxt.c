@@ -888,6 +888,8 @@ START_TEST(test_refusals)
 	ck_assert_int_eq(fxt_duration_complete(w, 1, (uint64_t)INT64_MAX + 1,
 					       FXT_THREAD(9, 9), "c", "late",
 					       NULL, 0), -ERANGE);
+	ck_assert_int_eq(fxt_flow_step(w, (uint64_t)INT64_MAX + 1, FXT_THREAD(9, 9), "c",
+				       "late", 1, NULL, 0), -ERANGE);
 	bad.type = (enum fxt_arg_type)12;
 	ck_assert_int_eq(fxt_instant(w, 1, FXT_THREAD(9, 9), "c", "bad", &bad,
 				     1), -EINVAL);
@@ -901,7 +903,7 @@ START_TEST(test_refusals)
 					    9, 10, NULL, 0), -EINVAL);
 	ck_assert_int_eq(fxt_thread_wakeup(w, 1, 0x10000, 9, NULL, 0), -EINVAL);
 	fxt_writer_get_stats(w, &st);
-	ck_assert_uint_eq(st.refused, 12);
+	ck_assert_uint_eq(st.refused, 13);
 	ck_assert_uint_eq(st.events, 0);
 	ck_assert_int_eq(fxt_writer_error(w), 0);
 	/* the stream is intact and still usable */

@@ -564,6 +564,14 @@ START_TEST(test_sqpoll_setup_register)
 	ev_tw_run(&sc, T0 + 13 * US, SQTHREAD, PID, 0);
 	ev_complete(&sc, T0 + 20 * US, SQTHREAD, PID, RING, 0x32, 2, 512, 0);
 	ev_tw_run(&sc, T0 + 21 * US, SQTHREAD, PID, 1);
+	/* enter flags that change from call to call (the text is kept for
+	 * the next call with the same flags) */
+	for (unsigned i = 0; i < 4; i++) {
+		static const uint32_t flags[] = { 1, 0, 3, 2 };
+
+		ev_enter_begin(&sc, T0 + (30 + 2 * i) * US, TID, PID, RING, 4, 0, 0, flags[i]);
+		ev_enter_end(&sc, T0 + (31 + 2 * i) * US, TID, PID, RING, 0);
+	}
 	scen_finish(&sc);
 	convert_fxt(sc.path, NULL, &c);
 	m = c.m;
@@ -593,6 +601,14 @@ START_TEST(test_sqpoll_setup_register)
 	s = fxtr_find_slice(m, PID, TID, "io_uring_enter", 0);
 	ck_assert_str_eq(str_arg(m, s, "flags"), "SQ_WAKEUP");
 	ck_assert_int_eq(int_arg(m, s, "submitted"), 0);
+	ck_assert_str_eq(str_arg(m, fxtr_find_slice(m, PID, TID, "io_uring_enter", 1), "flags"),
+			 "GETEVENTS");
+	ck_assert_str_eq(str_arg(m, fxtr_find_slice(m, PID, TID, "io_uring_enter", 2), "flags"),
+			 "none");
+	ck_assert_str_eq(str_arg(m, fxtr_find_slice(m, PID, TID, "io_uring_enter", 3), "flags"),
+			 "GETEVENTS|SQ_WAKEUP");
+	ck_assert_str_eq(str_arg(m, fxtr_find_slice(m, PID, TID, "io_uring_enter", 4), "flags"),
+			 "SQ_WAKEUP");
 	ck_assert_uint_eq(count_named(m, PID, TID, "waiting"), 0);
 	conv_free(&c);
 	scen_free(&sc);
