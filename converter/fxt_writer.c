@@ -119,6 +119,9 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * 2 % of an FXT conversion's instructions).
  */
 #define PINS_MIN		256
+/* Addresses remembered at most: one string may be pinned from several
+ * addresses, and memory stays bounded however often. */
+#define PINS_MAX		(4 * FXT_MAX_PINNED)
 
 struct str_slot {
 	char *buf;		/* content of an interned string */
@@ -509,12 +512,15 @@ static inline bool pin_is(const struct str_memo *e, const char *s, size_t len)
 	return e->s == s && (len == SIZE_MAX || len == e->len);
 }
 
-/* Remember that s, pinned, is in slot idx: 0 or -ENOMEM. */
+/* Remember that s, pinned, is in slot idx: 0 or -ENOMEM.  Past
+ * PINS_MAX addresses, s is found by its content. */
 static int pins_add(struct fxt_writer *w, const char *s, unsigned idx)
 {
-	struct str_memo *e;
+	struct str_memo *e = pin_entry(w->pins, w->pins_mask, s);
 
-	if ((w->npins + 1) * 4 > w->pins_mask + 1) {
+	if (!e->s && w->npins >= PINS_MAX)
+		return 0;
+	if (!e->s && (w->npins + 1) * 4 > w->pins_mask + 1) {
 		unsigned mask = w->pins_mask * 2 + 1;
 		struct str_memo *t = calloc((size_t)mask + 1, sizeof(*t));
 
@@ -526,8 +532,8 @@ static int pins_add(struct fxt_writer *w, const char *s, unsigned idx)
 		free(w->pins);
 		w->pins = t;
 		w->pins_mask = mask;
+		e = pin_entry(w->pins, w->pins_mask, s);
 	}
-	e = pin_entry(w->pins, w->pins_mask, s);
 	if (!e->s)
 		w->npins++;
 	*e = (struct str_memo){ .s = s, .idx = idx, .len = w->str[idx].len };

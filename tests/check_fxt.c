@@ -625,6 +625,39 @@ START_TEST(test_pin_by_address)
 }
 END_TEST
 
+/* One string pinned from more addresses than the writer remembers: the
+ * same slot from each, the last ones found by content (memory bounded). */
+START_TEST(test_pin_many_addresses)
+{
+	enum { COPIES = 4 * FXT_MAX_PINNED + 1000 };
+	static char copies[COPIES][8];
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxtr_model *m;
+	uint64_t tid = 1;
+	int idx = 0;
+
+	name_all(w, 1, &tid, 1);
+	for (unsigned i = 0; i < COPIES; i++) {
+		strcpy(copies[i], "same");
+		if (!i)
+			idx = fxt_writer_pin_string(w, copies[i]);
+		ck_assert_int_gt(idx, 0);
+		ck_assert_int_eq(fxt_writer_pin_string(w, copies[i]), idx);
+	}
+	ck_assert_int_eq(fxt_instant(w, 1, FXT_THREAD(1, 1), copies[0], copies[COPIES - 1],
+				     FXT_ARGV(fxt_arg_str(copies[COPIES / 2], copies[COPIES - 2]))), 0);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	ck_assert_uint_eq(count_string_records(m, "same"), 1);
+	ck_assert_str_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->category, "same");
+	ck_assert_uint_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->name_ref, (unsigned)idx);
+	ck_assert_str_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->args[0].str, "same");
+	fxtr_free(m);
+	free(mb.data);
+}
+END_TEST
+
 START_TEST(test_thread_interning_pressure)
 {
 	enum { THREADS = 300, ROUNDS = 3 };
@@ -1800,6 +1833,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_string_interning_pressure);
 	tcase_add_test(tw, test_pin_limit);
 	tcase_add_test(tw, test_pin_by_address);
+	tcase_add_test(tw, test_pin_many_addresses);
 	tcase_add_test(tw, test_thread_interning_pressure);
 	tcase_add_test(tw, test_arg_limits);
 	tcase_add_test(tw, test_long_strings);
