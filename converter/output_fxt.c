@@ -75,8 +75,7 @@ struct task_out {
 /* A ring's counters sampled together (model_counter): one FXT series. */
 _Static_assert(MODEL_COUNTER_MAX_SAMPLES == 2, "x_counter() compares two kinds");
 struct ring_counter {
-	unsigned n;
-	enum counter_kind kind[MODEL_COUNTER_MAX_SAMPLES];
+	enum counter_kind kind[MODEL_COUNTER_MAX_SAMPLES];	/* of series.nargs args */
 	struct fxt_counter_series series;
 };
 
@@ -423,7 +422,6 @@ static const char *status_text(enum req_status s)
 	}
 	return "?";
 }
-
 
 static const char *const pinned[] = {
 	CAT, CAT_META, "request", "user_data", "fd", "offset", "length", "result",
@@ -1120,12 +1118,16 @@ static char *put_count(char *p, bool ok, uint32_t v)
 
 #define PENDING_ARG_LEN sizeof("4294967295 -> 4294967295")
 
-/* One text per event: the event's other string arguments are elsewhere. */
+/*
+ * What flags_arg() gives, from the text kept for the last call's flags
+ * (x->enter_flags is 0 until the first call with flags, and 0 is "none").
+ * Safe as one argument of an event: its other strings are elsewhere.
+ */
 static const char *enter_flags_text(struct fxo *x, uint32_t flags)
 {
 	if (!flags)
 		return "none";
-	if (flags != x->enter_flags || !*x->enter_flags_text) {
+	if (flags != x->enter_flags) {
 		format_flags(x->enter_flags_text, sizeof(x->enter_flags_text), flags,
 			     enter_flag_names);
 		x->enter_flags = flags;
@@ -1334,9 +1336,9 @@ static void x_counter(struct output *o, const struct model_counter *c)
 	    !ring_track(x, ro, &th))
 		return;
 	rc = &ro->counter[c->kind[0]];
-	if (rc->series.th.tid != th.tid || rc->series.th.pid != th.pid || rc->n != c->n ||
-	    rc->kind[0] != c->kind[0] || (c->n > 1 && rc->kind[1] != c->kind[1])) {
-		rc->n = c->n;
+	if (rc->series.th.tid != th.tid || rc->series.th.pid != th.pid ||
+	    rc->series.nargs != c->n || rc->kind[0] != c->kind[0] ||
+	    (c->n > 1 && rc->kind[1] != c->kind[1])) {
 		rc->series = (struct fxt_counter_series){ .th = th, .cat = CAT,
 							  .name = ro->counter_name,
 							  .nargs = c->n };
