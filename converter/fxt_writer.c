@@ -98,9 +98,19 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
 
 #define THR_LAST		255
 #define THR_BUCKETS		512
-/* Every event looks its thread up, and a few threads take most events:
- * the slot a tid was last found in, checked, skips the hash and the probe. */
-#define THR_MEMO_SIZE		64
+/*
+ * Every event looks its thread up, and a few threads take most events:
+ * the slot a tid was last found in, checked, skips the hash and the probe.
+ * Indexed by a Fibonacci hash of the tid: with tid & 63, a process's
+ * thread whose tid ended in the bits of a lane's synthetic koid
+ * (0x40000100 + n) took the slow path for every request drawn on that
+ * lane (fio's tid 0x1801 and lane 1 in bench/run's cached recording: 3 %
+ * of the conversion's time).  Hashed, consecutive koids and tids spread
+ * over the memo, and another thread meets one of ten hot ones with a
+ * chance of 1 %.
+ */
+#define THR_MEMO_BITS		10
+#define THR_MEMO_SIZE		(1u << THR_MEMO_BITS)
 
 /*
  * Callers pass the same names (arg names, categories, opcode names) from
@@ -112,13 +122,20 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
 /*
  * A pinned string's address is trusted without the check
  * (fxt_writer_pin_string()), and has an entry of its own in a table at
- * most a quarter full (so that a miss, an unpinned string, probes little).
+ * most an eighth full (so that a miss, an unpinned string, probes little).
  * In the direct-mapped memo, two pinned names could share an entry: the
  * one that lost, which depended on where the linker put the literals, was
  * then looked up by content at every use ("request", 3 times a request:
- * 2 % of an FXT conversion's instructions).
+ * 2 % of an FXT conversion's instructions).  The inline lookup checks an
+ * address's entry and the next (str_ref_memo()); past them it takes a
+ * call.  The addresses change from run to run (ASLR): at a quarter full,
+ * with the first entry alone, one to four of the names and texts of each
+ * request or call were past it in 11 runs of 12 (256k to 1M calls for
+ * a 1.31M-event log of bench/run's cached reads); now 52 calls, the
+ * strings used once, in each of 12 runs.
  */
-#define PINS_MIN		256
+#define PINS_MIN		1024
+#define PINS_LOAD		8	/* entries per address, at least */
 /* Addresses remembered at most: one string may be pinned from several
  * addresses, and memory stays bounded however often. */
 #define PINS_MAX		(4 * FXT_MAX_PINNED)
@@ -520,7 +537,7 @@ static int pins_add(struct fxt_writer *w, const char *s, unsigned idx)
 
 	if (!e->s && w->npins >= PINS_MAX)
 		return 0;
-	if (!e->s && (w->npins + 1) * 4 > w->pins_mask + 1) {
+	if (!e->s && (w->npins + 1) * PINS_LOAD > w->pins_mask + 1) {
 		unsigned mask = w->pins_mask * 2 + 1;
 		struct str_memo *t = calloc((size_t)mask + 1, sizeof(*t));
 
@@ -565,6 +582,7 @@ static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, con
 	struct str_memo *m = str_memo_of(w, s);
 	int ref;
 
+	w->stats.string_lookups++;
 	if (pin_is(e, s, len))
 		return (int)e->idx;
 	if (m->s == s && m->idx && str_slot_holds(w, m->idx, s, len)) {
@@ -587,9 +605,15 @@ static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, con
  */
 static inline int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
 {
-	const struct str_memo *e = &w->pins[ptr_hash(s) & w->pins_mask];
+	unsigned h = ptr_hash(s);
+	const struct str_memo *e = &w->pins[h & w->pins_mask];
 
 	if (__builtin_expect(pin_is(e, s, len), 1))
+		return (int)e->idx;
+	/* The next entry too: a pinned address not in its own entry is
+	 * nearly always there (PINS_MIN). */
+	e = &w->pins[(h + 1) & w->pins_mask];
+	if (pin_is(e, s, len))
 		return (int)e->idx;
 	return str_ref_memo_slow(w, s, len);
 }
@@ -634,6 +658,7 @@ static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
 	unsigned b, idx;
 	uint64_t *p;
 
+	w->stats.thread_lookups++;
 	h = hash_thread(th.pid, th.tid);
 	b = h & (THR_BUCKETS - 1);
 	while ((idx = w->thr_buckets[b])) {
@@ -686,7 +711,8 @@ static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
  */
 static inline int thread_ref(struct fxt_writer *w, struct fxt_thread th)
 {
-	uint8_t *memo = &w->thr_memo[th.tid & (THR_MEMO_SIZE - 1)];
+	uint8_t *memo = &w->thr_memo[(uint32_t)((uint32_t)th.tid * 0x9e3779b9u) >>
+				     (32 - THR_MEMO_BITS)];
 	struct thr_slot *slot = &w->thr[*memo];
 
 	/* the memo is 0 (slot 0 is never used) or a slot to check */

@@ -245,6 +245,11 @@ struct fxt_writer_stats {
 	uint64_t strings_truncated;	/* longer than FXT_MAX_STRING_LEN */
 	uint64_t thread_records;
 	uint64_t thread_evictions;
+	/* Lookups past the fast paths, for tests and profiles: strings not
+	 * pinned, or pinned but not in their address's first two entries;
+	 * threads not in the slot their tid was last found in. */
+	uint64_t string_lookups;
+	uint64_t thread_lookups;
 	uint64_t refused;		/* builder calls refused (-E2BIG, ...) */
 };
 

@@ -131,6 +131,23 @@ struct op_names {
 	char more[NAMES_MAX_LEN + 16], approx[NAMES_MAX_LEN + 16];
 };
 
+/*
+ * Texts that repeat call after call (an io_uring_enter's flags, its "31 ->
+ * 32" pending counts), each made once and pinned, so that the writer
+ * takes its slot without looking at the bytes: looked up by content, each
+ * took 60 to 70 instructions, three times a call.  Direct-mapped by key;
+ * a pinned text cannot change, so a key whose entry is taken by another
+ * is made in the caller's buffer each time, as before.  At most
+ * TEXT_CACHE_SIZE texts a cache: a bounded part of the pinned slots.
+ */
+#define TEXT_CACHE_BITS 8
+#define TEXT_CACHE_SIZE (1u << TEXT_CACHE_BITS)
+
+struct text_cache {
+	uint64_t key[TEXT_CACHE_SIZE];
+	char *text[TEXT_CACHE_SIZE];	/* NULL: free */
+};
+
 struct fxo {
 	struct output base;
 	struct output_config cfg;
@@ -148,10 +165,8 @@ struct fxo {
 	struct hmap loss_index;		/* cpu -> index + 1 in loss */
 	struct fxt_koids koids;
 	struct op_names ops[256];
-	/* The text of the last io_uring_enter's flags: a program passes the
-	 * same ones call after call (format_flags() took 130 instructions). */
-	uint32_t enter_flags;
-	char enter_flags_text[256];
+	/* io_uring_enter's texts: flags, SQ and CQ pending counts */
+	struct text_cache enter_flags, pending;
 	uint64_t next_flow;
 	uint64_t lost_total;
 	bool lost_counter_started;
@@ -1118,35 +1133,81 @@ static char *put_count(char *p, bool ok, uint32_t v)
 
 #define PENDING_ARG_LEN sizeof("4294967295 -> 4294967295")
 
-/*
- * What flags_arg() gives, from the text kept for the last call's flags
- * (x->enter_flags is 0 until the first call with flags, and 0 is "none").
- * Safe as one argument of an event: its other strings are elsewhere.
- */
-static const char *enter_flags_text(struct fxo *x, uint32_t flags)
+static unsigned text_cache_slot(uint64_t key)
 {
-	if (!flags)
-		return "none";
-	if (flags != x->enter_flags) {
-		format_flags(x->enter_flags_text, sizeof(x->enter_flags_text), flags,
-			     enter_flag_names);
-		x->enter_flags = flags;
-	}
-	return x->enter_flags_text;
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> (64 - TEXT_CACHE_BITS));
 }
 
-static void pending_arg(struct args *v, const char *name, bool b_ok, uint32_t bh, uint32_t bt,
-			bool e_ok, uint32_t eh, uint32_t et, char buf[PENDING_ARG_LEN])
+/* The cached text of key, or NULL: make it, then text_cache_keep() it. */
+static const char *text_cache_get(const struct text_cache *c, uint64_t key)
 {
+	unsigned i = text_cache_slot(key);
+
+	return c->text[i] && c->key[i] == key ? c->text[i] : NULL;
+}
+
+/* made, the text of key: kept and pinned when its entry is free. */
+static const char *text_cache_keep(struct fxo *x, struct text_cache *c, uint64_t key,
+				   const char *made)
+{
+	unsigned i = text_cache_slot(key);
+	char *t;
+
+	if (c->text[i])
+		return made;
+	t = strdup(made);
+	if (!t)
+		return made;
+	if (fxt_writer_pin_string(x->w, t) <= 0) {
+		free(t);
+		return made;
+	}
+	c->key[i] = key;
+	c->text[i] = t;
+	return t;
+}
+
+static void text_cache_free(struct text_cache *c)
+{
+	for (unsigned i = 0; i < TEXT_CACHE_SIZE; i++)
+		free(c->text[i]);
+}
+
+/* What flags_arg() gives; buf holds it when it is not kept. */
+static const char *enter_flags_text(struct fxo *x, uint32_t flags, char *buf, size_t len)
+{
+	const char *t;
+
+	if (!flags)
+		return "none";
+	t = text_cache_get(&x->enter_flags, flags);
+	if (t)
+		return t;
+	return text_cache_keep(x, &x->enter_flags, flags,
+			       format_flags(buf, len, flags, enter_flag_names));
+}
+
+static void pending_arg(struct fxo *x, struct args *v, const char *name, bool b_ok,
+			uint32_t bh, uint32_t bt, bool e_ok, uint32_t eh, uint32_t et,
+			char buf[PENDING_ARG_LEN])
+{
+	/* exact: each count + 1 (0: not known) in 32 bits, counts below 2^31 */
+	uint64_t key = (uint64_t)(b_ok ? bt - bh + 1u : 0) << 32 | (e_ok ? et - eh + 1u : 0);
+	bool keyed = (!b_ok || bt - bh < 1u << 31) && (!e_ok || et - eh < 1u << 31);
+	const char *t;
 	char *p = buf;
 
 	if (!b_ok && !e_ok)
 		return;
-	p = put_count(p, b_ok, bt - bh);
-	memcpy(p, " -> ", 4);
-	p = put_count(p + 4, e_ok, et - eh);
-	*p = 0;
-	add(v, fxt_arg_str(name, buf));
+	t = keyed ? text_cache_get(&x->pending, key) : NULL;
+	if (!t) {
+		p = put_count(p, b_ok, bt - bh);
+		memcpy(p, " -> ", 4);
+		p = put_count(p + 4, e_ok, et - eh);
+		*p = 0;
+		t = keyed ? text_cache_keep(x, &x->pending, key, buf) : buf;
+	}
+	add(v, fxt_arg_str(name, t));
 }
 
 static void x_syscall(struct output *o, const struct model_syscall *s)
@@ -1175,15 +1236,15 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 			add(&v, fxt_arg_bool("registered_ring", true));
 		add(&v, fxt_arg_u32("to_submit", s->to_submit));
 		add(&v, fxt_arg_u32("min_complete", s->min_complete));
-		add(&v, fxt_arg_str("flags", enter_flags_text(x, s->enter_flags)));
+		add(&v, fxt_arg_str("flags", enter_flags_text(x, s->enter_flags, fb, sizeof(fb))));
 		add_result(&v, "ret", s->ret, eb);
 		add(&v, fxt_arg_u32("submitted", s->submitted));
 		add(&v, fxt_arg_u32("completed", s->completed));
 		add(&v, arg_uint("submit_ns", syscall_submit_ns(s)));
 		add(&v, arg_uint("wait_ns", syscall_wait_ns(s)));
-		pending_arg(&v, "sq_pending", s->state_begin_valid, s->sq_head[0], s->sq_tail[0],
+		pending_arg(x, &v, "sq_pending", s->state_begin_valid, s->sq_head[0], s->sq_tail[0],
 			    s->state_end_valid, s->sq_head[1], s->sq_tail[1], sq);
-		pending_arg(&v, "cq_pending", s->state_begin_valid, s->cq_head[0], s->cq_tail[0],
+		pending_arg(x, &v, "cq_pending", s->state_begin_valid, s->cq_head[0], s->cq_tail[0],
 			    s->state_end_valid, s->cq_head[1], s->cq_tail[1], cq);
 		break;
 	case SYS_SETUP:
@@ -1706,6 +1767,8 @@ static void x_destroy(struct output *o)
 	free(x->rings);
 	free(x->loss);
 	hmap_free(&x->loss_index);
+	text_cache_free(&x->enter_flags);
+	text_cache_free(&x->pending);
 	free(x);
 }
 

@@ -127,6 +127,18 @@ static size_t count_string_records(const struct fxtr_model *m, const char *s)
 	return n;
 }
 
+/* Instant events on thread tid (any process). */
+static size_t count_instants_on(const struct fxtr_model *m, uint64_t tid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nrecords; i++)
+		if (m->records[i].type == FXTR_REC_EVENT &&
+		    m->records[i].subtype == FXTR_EV_INSTANT && m->records[i].tid == tid)
+			n++;
+	return n;
+}
+
 /* Name a process and some threads so the model has no unnamed ones. */
 static void name_all(struct fxt_writer *w, uint64_t pid, const uint64_t *tids,
 		     size_t n)
@@ -653,6 +665,93 @@ START_TEST(test_pin_many_addresses)
 	ck_assert_str_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->category, "same");
 	ck_assert_uint_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->name_ref, (unsigned)idx);
 	ck_assert_str_eq(find_event(m, FXTR_EV_INSTANT, "same", 0)->args[0].str, "same");
+	fxtr_free(m);
+	free(mb.data);
+}
+END_TEST
+
+/*
+ * Pinned names are found inline: in their address's entry or the next.
+ * Names of varied lengths packed one after another, as the linker packs
+ * literals; the addresses change from run to run (ASLR), so this is a
+ * bound, not an exact count: past it, more than 2 of the 60 names were
+ * looked up at every use.  Before (a table a quarter full, one entry
+ * checked) that happened in 18 runs of 20; now in none of 300.
+ */
+START_TEST(test_pinned_found_inline)
+{
+	enum { NAMES = 60, USES = 1000 };
+	static char packed[NAMES * 24];
+	const char *name[NAMES];
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxt_writer_stats before, after;
+	struct fxtr_model *m;
+	uint64_t tid = 1, ts = 1;
+	size_t off = 0;
+
+	name_all(w, 1, &tid, 1);
+	for (unsigned i = 0; i < NAMES; i++) {
+		int len = 4 + (int)(i * 7 % 13);
+
+		snprintf(packed + off, sizeof(packed) - off, "p%02u%.*s", i, len - 3,
+			 "xxxxxxxxxxxxxxxxxxxx");
+		name[i] = packed + off;
+		off += strlen(name[i]) + 1;
+		ck_assert_int_gt(fxt_writer_pin_string(w, name[i]), 0);
+	}
+	fxt_writer_get_stats(w, &before);
+	for (unsigned u = 0; u < USES; u++)
+		for (unsigned i = 0; i < NAMES; i++)
+			ck_assert_int_eq(fxt_instant(w, ts++, FXT_THREAD(1, 1), name[0], name[i],
+						     NULL, 0), 0);
+	fxt_writer_get_stats(w, &after);
+	ck_assert_uint_le(after.string_lookups - before.string_lookups, 2 * USES);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	ck_assert_uint_eq(count_string_records(m, name[NAMES - 1]), 1);
+	fxtr_free(m);
+	free(mb.data);
+}
+END_TEST
+
+/*
+ * A process's thread beside ring lanes (synthetic koids 0x40000100 + n):
+ * each is looked up in the table once, then found through the memo.  In
+ * bench/run's cached recording fio's tid was 0x1801; with the memo
+ * indexed by tid & 63 it shared lane 1's entry, and the two alternating
+ * took the table lookup at every event.
+ */
+START_TEST(test_hot_threads_memo)
+{
+	enum { LANES = 8, ROUNDS = 1000 };
+	uint64_t tids[LANES + 1];
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxt_writer_stats before, after;
+	struct fxtr_model *m;
+	uint64_t ts = 1;
+
+	tids[0] = 0x1801;
+	for (unsigned n = 0; n < LANES; n++)
+		tids[n + 1] = 0x40000100 + n;
+	name_all(w, 6145, tids, LANES + 1);
+	fxt_writer_get_stats(w, &before);
+	for (unsigned r = 0; r < ROUNDS; r++)
+		for (unsigned n = 1; n <= LANES; n++) {
+			ck_assert_int_eq(fxt_instant(w, ts++, FXT_THREAD(6145, tids[0]), "c",
+						     "submit", NULL, 0), 0);
+			ck_assert_int_eq(fxt_instant(w, ts++, FXT_THREAD(6145, tids[n]), "c",
+						     "lane", NULL, 0), 0);
+		}
+	fxt_writer_get_stats(w, &after);
+	ck_assert_uint_le(after.thread_lookups - before.thread_lookups, LANES + 1);
+	ck_assert_uint_eq(after.thread_records, LANES + 1);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	ck_assert_uint_eq(count_instants_on(m, tids[0]), LANES * ROUNDS);
+	for (unsigned n = 1; n <= LANES; n++)
+		ck_assert_uint_eq(count_instants_on(m, tids[n]), ROUNDS);
 	fxtr_free(m);
 	free(mb.data);
 }
@@ -1832,6 +1931,8 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_double_and_u64_values);
 	tcase_add_test(tw, test_string_interning_pressure);
 	tcase_add_test(tw, test_pin_limit);
+	tcase_add_test(tw, test_pinned_found_inline);
+	tcase_add_test(tw, test_hot_threads_memo);
 	tcase_add_test(tw, test_pin_by_address);
 	tcase_add_test(tw, test_pin_many_addresses);
 	tcase_add_test(tw, test_thread_interning_pressure);
