@@ -138,16 +138,17 @@ const char *names_opcode(const struct names *n, unsigned op, char *buf)
 
 const char *names_errno(int64_t err, char *buf)
 {
+	/* The magnitude in unsigned: -INT64_MIN overflows (a damaged log's
+	 * 64-bit result, found by fuzz_convert_csv). */
+	uint64_t e = err < 0 ? -(uint64_t)err : (uint64_t)err;
 	const char *name;
 
-	if (err < 0)
-		err = -err;
-	if (err == 0)
+	if (e == 0)
 		return "";
-	name = err <= 4095 ? errno_name((int)err) : NULL;
+	name = e <= 4095 ? errno_name((int)e) : NULL;
 	if (name)
 		return name;
-	snprintf(buf, NAMES_MAX_LEN, "E%" PRId64, err);
+	snprintf(buf, NAMES_MAX_LEN, "E%" PRIu64, e);
 	return buf;
 }
 

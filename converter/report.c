@@ -148,13 +148,14 @@ void report_request(struct report *r, const struct model_request *q)
 		rs->complete++;
 	if (q->complete_ts && q->res < 0) {
 		struct err_stats *e;
-		int32_t err = -q->res;
+		/* in 64 bits: -INT32_MIN, a damaged log's CQE, overflows int */
+		int64_t err = -(int64_t)q->res;
 
 		op->errors++;
-		e = hmap_get(&r->errs, q->opcode, (uint64_t)(uint32_t)err);
+		e = hmap_get(&r->errs, q->opcode, (uint64_t)err);
 		if (!e) {
 			e = calloc(1, sizeof(*e));
-			if (!e || hmap_put(&r->errs, q->opcode, (uint64_t)(uint32_t)err, e)) {
+			if (!e || hmap_put(&r->errs, q->opcode, (uint64_t)err, e)) {
 				free(e);
 				r->oom = true;
 				return;

@@ -48,7 +48,7 @@ struct proc_stats {
 
 struct err_stats {
 	uint8_t opcode;
-	int32_t err;			/* positive errno */
+	int64_t err;			/* positive errno (-res: up to 2^31) */
 	uint64_t count;
 };
 

@@ -13,6 +13,7 @@
 #include "convert_test.h"
 #include "hmap.h"
 #include "names.h"
+#include "report.h"
 #include "stats.h"
 #include "test_util.h"
 #include "timebase.h"
@@ -919,6 +920,43 @@ START_TEST(test_timebase)
 }
 END_TEST
 
+/*
+ * A failed request's error is counted by its magnitude, also for a CQE
+ * result of INT32_MIN (a damaged log), whose negation overflows int:
+ * UndefinedBehaviorSanitizer stops the suite's sanitizer run there.
+ */
+START_TEST(test_report_error_magnitude)
+{
+	struct output_meta meta = { 0 };
+	struct model_ring ring = { .number = 1, .pid = 7, .fd = 3 };
+	struct model_request q = {
+		.id = 1, .ring = &ring, .status = REQ_COMPLETE, .opcode = 22,
+		.submit_ts = 100, .complete_ts = 200, .submit_pid = 7,
+	};
+	struct err_stats **es;
+	struct report r;
+	char nb[NAMES_MAX_LEN];
+	size_t n;
+
+	report_init(&r, &meta);
+	q.res = INT32_MIN;
+	report_request(&r, &q);
+	q.res = -9;
+	report_request(&r, &q);
+	report_request(&r, &q);
+	es = report_errors(&r, &n);
+	ck_assert_ptr_nonnull(es);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(es[0]->err, 9);
+	ck_assert_uint_eq(es[0]->count, 2);
+	ck_assert_int_eq(es[1]->err, 2147483648);
+	ck_assert_uint_eq(es[1]->count, 1);
+	ck_assert_str_eq(names_errno(es[1]->err, nb), "E2147483648");
+	free(es);
+	report_free(&r);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	static const char meta[] =
@@ -942,6 +980,8 @@ START_TEST(test_names)
 	ck_assert_str_eq(names_errno(125, nb), "ECANCELED");
 	ck_assert_str_eq(names_errno(-4000, nb), "E4000");
 	ck_assert_str_eq(names_errno(0, nb), "");
+	ck_assert_str_eq(names_errno(INT64_MIN, nb), "E9223372036854775808");
+	ck_assert_str_eq(names_errno(INT64_MAX, nb), "E9223372036854775807");
 	json_doc_free(&doc);
 	names_init(&n, NULL);
 	ck_assert_str_eq(names_opcode(&n, 22, nb), "READ");
@@ -1022,6 +1062,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_hist);
 	tcase_add_test(tc, test_timebase);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_report_error_magnitude);
 	tcase_add_test(tc, test_hmap_remembered_slot);
 	suite_add_tcase(s, tc);
 	return s;
