@@ -463,19 +463,14 @@ static bool is_the_log(const char *log, const char *path)
 
 static bool output_is_log(const struct options *o, enum out_format fmt)
 {
-	static const char *const csv[] = {
-		"requests.csv", "syscalls.csv", "events.csv", "losses.csv",
-		"loss_counters.csv", "tasks.csv", "rings.csv", "counters.csv",
-	};
-
 	if (!o->output)
 		return false;
 	if (fmt != FORMAT_CSV)
 		return is_the_log(o->log_path, o->output);
-	for (size_t i = 0; i < sizeof(csv) / sizeof(csv[0]); i++) {
+	for (int i = 0; i < CSV_NTABLES; i++) {
 		char path[4096];
 
-		snprintf(path, sizeof(path), "%s/%s", o->output, csv[i]);
+		snprintf(path, sizeof(path), "%s/%s.csv", o->output, csv_table_names[i]);
 		if (is_the_log(o->log_path, path))
 			return true;
 	}
@@ -484,7 +479,8 @@ static bool output_is_log(const struct options *o, enum out_format fmt)
 
 int convert_run(const struct options *o)
 {
-	struct output_config cfg = { .path = o->output, .force = o->force, .quiet = o->quiet };
+	struct output_config cfg = { .path = o->output, .force = o->force, .quiet = o->quiet,
+				     .csv_tables = o->csv_tables };
 	enum out_format fmt = o->format;
 	struct output *out = NULL;
 	char err[LOG_MSG_LEN];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "output.h"
 #include "timebase.h"
 
 const char *argp_program_version = "uring-convert (ringside) " PACKAGE_VERSION;
@@ -40,7 +41,7 @@ static const char doc[] =
 
 static const char args_doc[] = "LOG";
 
-enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES };
+enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES };
 
 static const struct argp_option argp_options[] = {
 	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },
@@ -51,6 +52,7 @@ static const struct argp_option argp_options[] = {
 	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
 	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable)", 1 },
 	{ "lanes", OPT_LANES, "N", 0, "fxt: at most N lane tracks per ring (1-4096, default 64); requests finding all busy are counted and marked, not drawn", 1 },
+	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): requests, syscalls, events, losses, loss_counters, tasks, rings, counters", 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
 	{ 0 }
@@ -185,6 +187,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bad("--lanes: '%s' is not a number of lanes from 1 to 4096", arg);
 		o->lanes = (unsigned)v;
 		break;
+	case OPT_TABLES: {
+		const char *name;
+		size_t len;
+
+		if (csv_tables_parse(arg, &o->csv_tables, &name, &len))
+			return bad("--tables: %s '%.*s' (requests, syscalls, events, losses, loss_counters, tasks, rings, counters)",
+				   len ? "unknown table" : "empty name in", len ? (int)len : (int)strlen(arg),
+				   len ? name : arg);
+		break;
+	}
 	case OPT_INFO:
 		o->info = true;
 		break;
@@ -216,6 +228,11 @@ int options_parse(struct options *o, int argc, char **argv, bool *exit_now)
 	/* argp_error() exits with argp_err_exit_status (64 by default). */
 	argp_err_exit_status = 2;
 	if (argp_parse(&argp, argc, argv, 0, &idx, o)) {
+		*exit_now = true;
+		return 2;
+	}
+	if (o->csv_tables && o->format != FORMAT_CSV) {
+		fprintf(stderr, "uring-convert: --tables needs --format=csv\n");
 		*exit_now = true;
 		return 2;
 	}

@@ -31,6 +31,7 @@ struct options {
 	unsigned rings[OPT_MAX_SELECT];
 	size_t nrings;
 	unsigned lanes;			/* --lanes (fxt), 0: default */
+	unsigned csv_tables;		/* --tables (csv), 0: all */
 };
 
 /*

@@ -478,11 +478,27 @@ struct output {
 	const struct output_ops *ops;
 };
 
+/* --format=csv's tables (output_csv.c), each written to DIR/NAME.csv. */
+enum csv_table_id {
+	CSV_REQUESTS, CSV_SYSCALLS, CSV_EVENTS, CSV_LOSSES, CSV_LOSS_COUNTERS,
+	CSV_TASKS, CSV_RINGS, CSV_COUNTERS, CSV_NTABLES
+};
+
+#define CSV_ALL_TABLES ((1u << CSV_NTABLES) - 1)
+
+extern const char *const csv_table_names[CSV_NTABLES];
+
+/* The tables named in list ("requests,syscalls"), or'ed into *mask as
+ * 1u << enum csv_table_id; -1 at the first unknown or empty name, with
+ * *bad_len bytes of it at *bad. */
+int csv_tables_parse(const char *list, unsigned *mask, const char **bad, size_t *bad_len);
+
 /* How an output was asked to write (from the command line). */
 struct output_config {
 	const char *path;		/* NULL or "-": stdout (summary, json, fxt) */
 	bool force;			/* overwrite existing files */
 	bool quiet;
+	unsigned csv_tables;		/* csv: 1u << enum csv_table_id each; 0: all */
 };
 
 /*

@@ -6,6 +6,9 @@
  *   requests.csv syscalls.csv events.csv losses.csv loss_counters.csv
  *   tasks.csv rings.csv counters.csv
  *
+ * or those named by --tables; the model skips the work of the others
+ * (c->ops).
+ *
  * Rules (uring-convert(1), CSV OUTPUT):
  *   - Every *_ns column is an integer, never empty, never floating point:
  *     points in time are ns since the recording start (>= 0), -1 when the
@@ -35,15 +38,34 @@
 #include "uring_names.h"
 #include "worker.h"
 
-enum csv_file {
-	CSV_REQUESTS, CSV_SYSCALLS, CSV_EVENTS, CSV_LOSSES, CSV_LOSS_COUNTERS,
-	CSV_TASKS, CSV_RINGS, CSV_COUNTERS, CSV_NFILES
+const char *const csv_table_names[CSV_NTABLES] = {
+	[CSV_REQUESTS] = "requests", [CSV_SYSCALLS] = "syscalls", [CSV_EVENTS] = "events",
+	[CSV_LOSSES] = "losses", [CSV_LOSS_COUNTERS] = "loss_counters", [CSV_TASKS] = "tasks",
+	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters",
 };
 
-static const char *const csv_names[CSV_NFILES] = {
-	"requests.csv", "syscalls.csv", "events.csv", "losses.csv", "loss_counters.csv",
-	"tasks.csv", "rings.csv", "counters.csv",
-};
+int csv_tables_parse(const char *list, unsigned *mask, const char **bad, size_t *bad_len)
+{
+	const char *p = list;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		int i;
+
+		for (i = 0; i < CSV_NTABLES; i++)
+			if (strlen(csv_table_names[i]) == len && !strncmp(p, csv_table_names[i], len))
+				break;
+		if (i == CSV_NTABLES) {
+			*bad = p;
+			*bad_len = len;
+			return -1;
+		}
+		*mask |= 1u << i;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
 
 #define MAX_EVENT_COLUMNS 128
 
@@ -161,9 +183,10 @@ struct raw_queue {
 
 struct csv {
 	struct output base;
+	struct output_ops ops;		/* csv_ops without the unwritten tables' */
 	struct output_config cfg;
-	struct csv_table f[CSV_NFILES];
-	char *path[CSV_NFILES];
+	struct csv_table f[CSV_NTABLES];
+	char *path[CSV_NTABLES];
 	struct output_meta meta;
 	struct hmap tasks;		/* tid -> const struct model_task * */
 	struct hmap rings;		/* number -> const struct model_ring * (selected) */
@@ -183,6 +206,12 @@ struct csv {
 };
 
 #define C(o) ((struct csv *)(void *)(o))
+
+/* Whether table t is written (--tables). */
+static bool writes(const struct csv *c, enum csv_table_id t)
+{
+	return c->cfg.csv_tables & (1u << t);
+}
 
 /* ------------------------------------------------------------- writing */
 
@@ -1147,8 +1176,10 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: cannot create directory: %s", dir, strerror(errno));
 		return -1;
 	}
-	for (int i = 0; i < CSV_NFILES; i++) {
-		if (asprintf(&c->path[i], "%s/%s", dir, csv_names[i]) < 0) {
+	for (int i = 0; i < CSV_NTABLES; i++) {
+		if (!writes(c, i))
+			continue;
+		if (asprintf(&c->path[i], "%s/%s.csv", dir, csv_table_names[i]) < 0) {
 			c->path[i] = NULL;
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -1158,34 +1189,43 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	for (int i = 0; i < CSV_NFILES; i++)
-		if (out_buf_open(&c->f[i].out, c->path[i], c->cfg.force, err, errlen))
+	for (int i = 0; i < CSV_NTABLES; i++)
+		if (writes(c, i) && out_buf_open(&c->f[i].out, c->path[i], c->cfg.force, err, errlen))
 			return -1;
 	return 0;
 }
 
+#define LOSS_COUNTER_COLUMNS "cpu kind event count"
+#define TASK_COLUMNS \
+	"pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings"
+#define RING_COLUMNS \
+	"ring ring_id generation pid comm tid fd created_in_recording create_ns " \
+	"setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid " \
+	"io_wq_workers io_wq_peak requests"
+
 static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
+	static const char *const columns[CSV_NTABLES] = {
+		[CSV_REQUESTS] = REQUEST_COLUMNS, [CSV_SYSCALLS] = SYSCALL_COLUMNS,
+		[CSV_LOSSES] = LOSS_COLUMNS, [CSV_LOSS_COUNTERS] = LOSS_COUNTER_COLUMNS,
+		[CSV_TASKS] = TASK_COLUMNS, [CSV_RINGS] = RING_COLUMNS,
+		[CSV_COUNTERS] = COUNTER_COLUMNS,
+		/* events.csv: from the log's record layouts, below */
+	};
 	struct csv *c = C(o);
 	struct csv_table *f;
 
 	c->meta = *meta;
-	for (int i = 0; i < CSV_NFILES; i++)
+	for (int i = 0; i < CSV_NTABLES; i++)
 		c->f[i].first = true;
 	if (open_dir(c, err, errlen))
 		return -1;
+	for (int i = 0; i < CSV_NTABLES; i++)
+		if (writes(c, i) && columns[i])
+			header(&c->f[i], columns[i]);
+	if (!writes(c, CSV_EVENTS))
+		return 0;
 	build_event_columns(c);
-	header(&c->f[CSV_REQUESTS], REQUEST_COLUMNS);
-	header(&c->f[CSV_SYSCALLS], SYSCALL_COLUMNS);
-	header(&c->f[CSV_LOSSES], LOSS_COLUMNS);
-	header(&c->f[CSV_COUNTERS], COUNTER_COLUMNS);
-	header(&c->f[CSV_LOSS_COUNTERS], "cpu kind event count");
-	header(&c->f[CSV_TASKS],
-	       "pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings");
-	header(&c->f[CSV_RINGS],
-	       "ring ring_id generation pid comm tid fd created_in_recording create_ns "
-	       "setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid "
-	       "io_wq_workers io_wq_peak requests");
 	f = &c->f[CSV_EVENTS];
 	out_buf_puts(&f->out, "time_ns,boot_ns,wall,cpu,event,pid,tid,comm,ring,req_id,flags");
 	for (size_t i = 0; i < c->ncols; i++) {
@@ -1294,15 +1334,18 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	int ret = 0;
 
 	events_stop(c);
-	write_tasks(c, t);
-	write_rings(c, t);
-	write_loss_counters(c, t);
+	if (writes(c, CSV_TASKS))
+		write_tasks(c, t);
+	if (writes(c, CSV_RINGS))
+		write_rings(c, t);
+	if (writes(c, CSV_LOSS_COUNTERS))
+		write_loss_counters(c, t);
 	if (c->oom) {
 		snprintf(err, errlen, "out of memory while writing CSV");
 		return -1;
 	}
 	/* Close every file, also after a failure: each stops its thread. */
-	for (int i = 0; i < CSV_NFILES; i++) {
+	for (int i = 0; i < CSV_NTABLES; i++) {
 		int e = out_buf_close(&c->f[i].out);
 
 		if (e && !ret) {
@@ -1318,7 +1361,7 @@ static void c_destroy(struct output *o)
 	struct csv *c = C(o);
 
 	events_stop(c);
-	for (int i = 0; i < CSV_NFILES; i++) {
+	for (int i = 0; i < CSV_NTABLES; i++) {
 		out_buf_close(&c->f[i].out);
 		free(c->path[i]);
 	}
@@ -1349,8 +1392,23 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	c->base.ops = &csv_ops;
 	c->cfg = *cfg;
+	if (!c->cfg.csv_tables)
+		c->cfg.csv_tables = CSV_ALL_TABLES;
+	/* The model skips what no table needs: every record for events.csv
+	 * (output.h), the counter samples for counters.csv. */
+	c->ops = csv_ops;
+	if (!writes(c, CSV_REQUESTS))
+		c->ops.request = NULL;
+	if (!writes(c, CSV_SYSCALLS))
+		c->ops.syscall = NULL;
+	if (!writes(c, CSV_EVENTS))
+		c->ops.raw_event = NULL;
+	if (!writes(c, CSV_LOSSES))
+		c->ops.loss = NULL;
+	if (!writes(c, CSV_COUNTERS))
+		c->ops.counter = NULL;
+	c->base.ops = &c->ops;
 	hmap_init(&c->tasks);
 	hmap_init(&c->rings);
 	return &c->base;
