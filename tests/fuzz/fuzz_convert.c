@@ -18,13 +18,13 @@ static char outdir[256];
 
 static void remove_outputs(void)
 {
-	static const char *const names[] = {
-		"out", "csv/requests.csv", "csv/syscalls.csv", "csv/events.csv",
-		"csv/losses.csv", "csv/loss_counters.csv", "csv/tasks.csv",
-		"csv/rings.csv", "csv/counters.csv", "csv", "trace.fxt",
-	};
+	static const char *const names[] = { "out", "csv", "trace.fxt" };
 	char p[320];
 
+	for (int i = 0; i < CSV_NTABLES; i++) {
+		snprintf(p, sizeof(p), "%s/csv/%s.csv", outdir, csv_table_names[i]);
+		remove(p);
+	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", outdir, names[i]);
 		remove(p);
@@ -229,10 +229,6 @@ static void check_csv(const char *path)
 
 int fuzz_convert_one(const uint8_t *data, size_t size, enum out_format format)
 {
-	static const char *const csv_files[] = {
-		"requests.csv", "syscalls.csv", "events.csv", "losses.csv",
-		"loss_counters.csv", "tasks.csv", "rings.csv", "counters.csv",
-	};
 	struct fuzz_log l;
 	struct options o;
 	struct output_config cfg = { .force = true, .quiet = true };
@@ -264,6 +260,8 @@ int fuzz_convert_one(const uint8_t *data, size_t size, enum out_format format)
 		out = output_json_new(&cfg, err, sizeof(err));
 		break;
 	case FORMAT_CSV:
+		/* --tables from the size too: some tables, or all (0) */
+		cfg.csv_tables = (size >> 1) & CSV_ALL_TABLES;
 		out = output_csv_new(&cfg, err, sizeof(err));
 		break;
 	case FORMAT_FXT:
@@ -295,10 +293,12 @@ int fuzz_convert_one(const uint8_t *data, size_t size, enum out_format format)
 			check_fxt(outpath);
 			break;
 		case FORMAT_CSV:
-			for (size_t i = 0; i < sizeof(csv_files) / sizeof(csv_files[0]); i++) {
+			for (int i = 0; i < CSV_NTABLES; i++) {
 				char p[400];
 
-				snprintf(p, sizeof(p), "%s/%s", outpath, csv_files[i]);
+				if (cfg.csv_tables && !(cfg.csv_tables & (1u << i)))
+					continue;
+				snprintf(p, sizeof(p), "%s/%s.csv", outpath, csv_table_names[i]);
 				check_csv(p);
 			}
 			break;
