@@ -43,6 +43,9 @@ static const char args_doc[] = "LOG";
 
 enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES };
 
+/* csv_table_names[], for people */
+#define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters"
+
 static const struct argp_option argp_options[] = {
 	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },
 	{ "output", 'o', "PATH", 0, "output file (summary, json, fxt), or directory (csv); default stdout", 0 },
@@ -52,7 +55,7 @@ static const struct argp_option argp_options[] = {
 	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
 	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable)", 1 },
 	{ "lanes", OPT_LANES, "N", 0, "fxt: at most N lane tracks per ring (1-4096, default 64); requests finding all busy are counted and marked, not drawn", 1 },
-	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): requests, syscalls, events, losses, loss_counters, tasks, rings, counters", 1 },
+	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): " TABLE_NAMES, 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
 	{ 0 }
@@ -191,11 +194,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		const char *name;
 		size_t len;
 
-		if (csv_tables_parse(arg, &o->csv_tables, &name, &len))
-			return bad("--tables: %s '%.*s' (requests, syscalls, events, losses, loss_counters, tasks, rings, counters)",
-				   len ? "unknown table" : "empty name in", len ? (int)len : (int)strlen(arg),
-				   len ? name : arg);
-		break;
+		if (!csv_tables_parse(arg, &o->csv_tables, &name, &len))
+			break;
+		if (!len)
+			return bad("--tables: empty name in '%s' (" TABLE_NAMES ")", arg);
+		return bad("--tables: unknown table '%.*s' (" TABLE_NAMES ")", (int)len, name);
 	}
 	case OPT_INFO:
 		o->info = true;

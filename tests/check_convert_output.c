@@ -7,6 +7,7 @@
  * number of requests, and the buffered writer under them (out_buf).
  */
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -495,6 +496,21 @@ START_TEST(test_names_are_plain_cells)
 }
 END_TEST
 
+/* w in s, not as part of a longer name ("counters" in "loss_counters") */
+static bool has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = s; (p = strstr(p, w)); p += n) {
+		bool before = p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[n]) || p[n] == '_';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
 struct cli_case {
 	const char *args[8];
 	int status;
@@ -562,6 +578,22 @@ START_TEST(test_cli_errors)
 		ck_assert_int_eq(run_cli(info, &err, &out), 0);
 		ck_assert_ptr_nonnull(strstr(out, "per CPU"));
 		ck_assert_ptr_nonnull(strstr(out, "stopped:      signal"));
+		free(err);
+		free(out);
+	}
+	{	/* --tables' help names every table (options.c has a list of its own) */
+		const char *help[] = { "--help", NULL };
+		char *at, *end;
+
+		ck_assert_int_eq(run_cli(help, &err, &out), 0);
+		at = strstr(out, "--tables=LIST");
+		ck_assert_ptr_nonnull(at);
+		end = strstr(at, "--info");
+		ck_assert_ptr_nonnull(end);
+		*end = 0;
+		for (int i = 0; i < CSV_NTABLES; i++)
+			ck_assert_msg(has_word(at, csv_table_names[i]), "--tables' help lacks %s",
+				      csv_table_names[i]);
 		free(err);
 		free(out);
 	}
