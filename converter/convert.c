@@ -468,10 +468,11 @@ static bool output_is_log(const struct options *o, enum out_format fmt)
 	if (fmt != FORMAT_CSV)
 		return is_the_log(o->log_path, o->output);
 	for (int i = 0; i < CSV_NTABLES; i++) {
-		char path[4096];
+		char *path = csv_table_path(o->output, i);
+		bool same = is_the_log(o->log_path, path);
 
-		snprintf(path, sizeof(path), "%s/%s.csv", o->output, csv_table_names[i]);
-		if (is_the_log(o->log_path, path))
+		free(path);
+		if (same)
 			return true;
 	}
 	return false;

@@ -488,6 +488,9 @@ enum csv_table_id {
 
 extern const char *const csv_table_names[CSV_NTABLES];
 
+/* DIR/NAME.csv, the file of table t (malloc'd; NULL: out of memory). */
+char *csv_table_path(const char *dir, enum csv_table_id t);
+
 /* The tables named in list ("requests,syscalls"), or'ed into *mask as
  * 1u << enum csv_table_id; -1 at the first unknown or empty name, with
  * *bad_len bytes of it at *bad. */

@@ -44,6 +44,13 @@ const char *const csv_table_names[CSV_NTABLES] = {
 	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters",
 };
 
+char *csv_table_path(const char *dir, enum csv_table_id t)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s.csv", dir, csv_table_names[t]) < 0 ? NULL : p;
+}
+
 int csv_tables_parse(const char *list, unsigned *mask, const char **bad, size_t *bad_len)
 {
 	const char *p = list;
@@ -1179,8 +1186,8 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 	for (int i = 0; i < CSV_NTABLES; i++) {
 		if (!writes(c, i))
 			continue;
-		if (asprintf(&c->path[i], "%s/%s.csv", dir, csv_table_names[i]) < 0) {
-			c->path[i] = NULL;
+		c->path[i] = csv_table_path(dir, i);
+		if (!c->path[i]) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}

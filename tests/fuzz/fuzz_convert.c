@@ -21,9 +21,13 @@ static void remove_outputs(void)
 	static const char *const names[] = { "out", "csv", "trace.fxt" };
 	char p[320];
 
+	snprintf(p, sizeof(p), "%s/csv", outdir);
 	for (int i = 0; i < CSV_NTABLES; i++) {
-		snprintf(p, sizeof(p), "%s/csv/%s.csv", outdir, csv_table_names[i]);
-		remove(p);
+		char *t = csv_table_path(p, i);
+
+		if (t)
+			remove(t);
+		free(t);
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(p, sizeof(p), "%s/%s", outdir, names[i]);
@@ -294,12 +298,15 @@ int fuzz_convert_one(const uint8_t *data, size_t size, enum out_format format)
 			break;
 		case FORMAT_CSV:
 			for (int i = 0; i < CSV_NTABLES; i++) {
-				char p[400];
+				char *p;
 
 				if (cfg.csv_tables && !(cfg.csv_tables & (1u << i)))
 					continue;
-				snprintf(p, sizeof(p), "%s/%s.csv", outpath, csv_table_names[i]);
+				p = csv_table_path(outpath, i);
+				if (!p)
+					fuzz_fail("out of memory");
 				check_csv(p);
+				free(p);
 			}
 			break;
 		default:
