@@ -84,6 +84,24 @@ struct load_result {
 #define READ_AHEAD_MAX_RAW (8u << 20)
 
 bool merge_read_ahead = true;
+/*
+ * Smaller frames too: a frame handed over costs both threads a wake-up
+ * (a futex, and an interrupt to the other CPU), 15 to 30 us of system
+ * time on the development VM, where loading a frame of 16 KiB takes about
+ * as long.  A quiet CPU's frame every flush interval, or a hostile log's
+ * 65536 frames of one record, went through the hand-over at 30 to 60 us a
+ * frame: 2 to 3.6 s of system time for tests/fuzz/check_hostile's
+ * 65536-CPU logs, against 0.2 s with no read-ahead.
+ */
+uint32_t merge_read_ahead_min_raw = MERGE_READ_AHEAD_MIN_RAW;
+
+/* The frames the read-ahead loads; the merge loads the others itself.
+ * Both sides walk the plan with this test, so they agree on the order. */
+static bool read_ahead_loads(const struct src *s)
+{
+	return s->kind == SRC_FRAME && s->f.h.raw_size >= merge_read_ahead_min_raw &&
+	       s->f.h.raw_size <= READ_AHEAD_MAX_RAW;
+}
 
 struct loaded {
 	const struct src *src;
@@ -850,22 +868,20 @@ static void *read_ahead_main(void *arg)
 		const struct src *s;
 		struct loaded *l;
 		struct active *a;
-		bool ahead;
 
 		while (!ra->w.stop && ra->filled - ra->taken == READ_AHEAD_FRAMES)
 			pthread_cond_wait(&ra->w.cond, &ra->w.lock);
-		while (ra->next < ra->nplan && ra->plan[ra->next].kind != SRC_FRAME)
+		while (ra->next < ra->nplan && !read_ahead_loads(&ra->plan[ra->next]))
 			ra->next++;
 		if (ra->w.stop || ra->next == ra->nplan)
 			break;
 		s = &ra->plan[ra->next++];
 		l = &ra->ring[ra->filled % READ_AHEAD_FRAMES];
-		ahead = s->f.h.raw_size <= READ_AHEAD_MAX_RAW;
-		a = ahead ? pop_free(m) : NULL;
+		a = pop_free(m);
 		pthread_mutex_unlock(&ra->w.lock);
 		l->src = s;
 		l->res.status = LOAD_OK;
-		if (ahead && !a && !(a = calloc(1, sizeof(*a))))
+		if (!a && !(a = calloc(1, sizeof(*a))))
 			l->res.status = LOAD_NO_MEMORY;
 		if (a)
 			decode_frame(ra->r, ra->dec, ra->layout, ra->scratch, s, a, &l->res);
@@ -878,8 +894,8 @@ static void *read_ahead_main(void *arg)
 	return NULL;
 }
 
-/* Start the read-ahead if the log has frames enough; without it (no
- * thread, no memory) the merge loads every frame itself. */
+/* Start the read-ahead if the log has frames enough for it; without it
+ * (no thread, no memory) the merge loads every frame itself. */
 static void read_ahead_start(struct merge *m)
 {
 	struct read_ahead *ra;
@@ -887,7 +903,7 @@ static void read_ahead_start(struct merge *m)
 
 	m->ra_tried = true;
 	for (size_t i = 0; i < m->nplan && frames < 2; i++)
-		frames += m->plan[i].kind == SRC_FRAME;
+		frames += read_ahead_loads(&m->plan[i]);
 	if (!merge_read_ahead || frames < 2)
 		return;
 	ra = calloc(1, sizeof(*ra));
@@ -945,7 +961,7 @@ static int take_frame(struct merge *m, const struct src *s, struct merge_item *i
 			release(m, l->a);
 		ret = -2;
 	} else if (!l->a) {
-		ret = l->res.status == LOAD_NO_MEMORY ? -1 : load_frame(m, s, it);
+		ret = -1;	/* LOAD_NO_MEMORY */
 	} else {
 		m->st.bytes_done = s->f.payload_offset + s->f.h.stored_size;
 		if (over_memory_limit(m, s, it)) {
@@ -994,7 +1010,7 @@ int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
 		}
 		if (!m->ra_tried)
 			read_ahead_start(m);
-		ret = m->ra ? take_frame(m, s, it) : load_frame(m, s, it);
+		ret = m->ra && read_ahead_loads(s) ? take_frame(m, s, it) : load_frame(m, s, it);
 		if (ret == -2) {
 			snprintf(err, errlen, "%s: internal error: frames read ahead out of order",
 				 log_reader_path(m->r));

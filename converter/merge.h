@@ -52,11 +52,15 @@ extern uint64_t merge_max_active_bytes;
 
 /*
  * Frames are loaded (fetched, checked, decompressed, indexed) by a second
- * thread, a few ahead of the merge, when the log has two frames or more;
- * false: by the merging thread (tests compare the two).  The output is
- * the same either way.
+ * thread, a few ahead of the merge, when the log has two frames or more
+ * of at least merge_read_ahead_min_raw bytes (smaller ones are loaded by
+ * the merge itself: handing one over costs more than loading it);
+ * merge_read_ahead false: every frame by the merging thread (tests
+ * compare the two).  The output is the same either way.
  */
+#define MERGE_READ_AHEAD_MIN_RAW (16u << 10)
 extern bool merge_read_ahead;
+extern uint32_t merge_read_ahead_min_raw;
 
 enum merge_item_kind { MERGE_RECORD = 1, MERGE_LOSS };
 

@@ -825,23 +825,56 @@ static void convert_json(const char *path, const char *out, char **json, char **
 	*json = ret ? strdup("") : (char *)test_read_file(out, &size);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the raw sizes of path's EVENTS frames. */
+static uint32_t median_frame_raw_size(const char *path)
+{
+	struct log_reader *r;
+	struct log_frame f;
+	uint32_t sizes[256], median;
+	size_t n = 0;
+	char msg[LOG_MSG_LEN];
+
+	ck_assert_int_eq(log_reader_open(&r, path, msg, sizeof(msg)), 0);
+	while (log_reader_next(r, &f))
+		if (f.h.type == LOG_FRAME_EVENTS && n < 256)
+			sizes[n++] = (uint32_t)f.h.raw_size;
+	log_reader_close(r);
+	ck_assert_uint_ge(n, 10);
+	qsort(sizes, n, sizeof(*sizes), cmp_u32);
+	median = sizes[n / 2];
+	/* Frames on both sides of it. */
+	ck_assert_uint_lt(sizes[0], median);
+	return median;
+}
+
 /*
  * Frames loaded ahead by a second thread (merge_read_ahead) and frames
  * loaded by the merge itself give the same output and the same warnings,
  * in the same order: for a 60-frame log intact and damaged at 40 places
  * (payloads, headers), each time also under a memory limit that skips
- * frames.
+ * frames.  Three ways: every frame by the merge; every frame ahead; the
+ * frames of at least the median size ahead and the others by the merge
+ * (merge_read_ahead_min_raw), taken in turns.
  */
 START_TEST(test_read_ahead_same_output)
 {
 	char *dir = test_tmpdir();
 	char *path = test_path(dir, "random.log"), *out = test_path(dir, "out.json");
 	uint64_t saved_limit = merge_max_active_bytes;
+	uint32_t median;
 	unsigned char *orig;
 	size_t size;
 	unsigned damaged = 0, skipped = 0;
 
 	write_random_log(path);
+	median = median_frame_raw_size(path);
 	orig = test_read_file(path, &size);
 	for (unsigned k = 0; k <= 40; k++) {
 		size_t pos = k * (size - 1) / 40;
@@ -852,22 +885,27 @@ START_TEST(test_read_ahead_same_output)
 		if (k)
 			orig[pos] ^= 0x5a;
 		for (int limited = 0; limited < 2; limited++) {
-			char *json[2], *warn[2];
+			char *json[3], *warn[3];
 
 			merge_max_active_bytes = limited ? 100u << 10 : saved_limit;
-			for (int ahead = 0; ahead < 2; ahead++) {
-				merge_read_ahead = ahead;
-				convert_json(path, out, &json[ahead], &warn[ahead]);
+			for (int way = 0; way < 3; way++) {
+				merge_read_ahead = way > 0;
+				merge_read_ahead_min_raw = way == 2 ? median : 0;
+				convert_json(path, out, &json[way], &warn[way]);
 			}
 			merge_read_ahead = true;
-			ck_assert_msg(!strcmp(warn[0], warn[1]),
-				      "damage at %zu, limit %d: warnings differ:\n%s---\n%s",
-				      k ? pos : 0, limited, warn[0], warn[1]);
-			ck_assert_msg(!strcmp(json[0], json[1]),
-				      "damage at %zu, limit %d: outputs differ", k ? pos : 0, limited);
+			merge_read_ahead_min_raw = MERGE_READ_AHEAD_MIN_RAW;
+			for (int way = 1; way < 3; way++) {
+				ck_assert_msg(!strcmp(warn[0], warn[way]),
+					      "damage at %zu, limit %d, way %d: warnings differ:\n%s---\n%s",
+					      k ? pos : 0, limited, way, warn[0], warn[way]);
+				ck_assert_msg(!strcmp(json[0], json[way]),
+					      "damage at %zu, limit %d, way %d: outputs differ",
+					      k ? pos : 0, limited, way);
+			}
 			damaged += !!strstr(warn[0], "counted as lost");
 			skipped += !!strstr(warn[0], "overlaps in time with");
-			for (int i = 0; i < 2; i++) {
+			for (int i = 0; i < 3; i++) {
 				free(json[i]);
 				free(warn[i]);
 			}
