@@ -481,9 +481,18 @@ static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 	return __task_selected(tgid, task, false);
 }
 
-/* The current task, of process tgid. */
+/*
+ * The current task, of process tgid.  Its task_struct only when a filter
+ * reads it: a helper call is not free (about 30 ns on the development VM,
+ * whose kernel returns through the SRSO "safe RET" thunk), and a call the
+ * compiler cannot drop is made wherever it is written.
+ */
 static __always_inline bool current_task_selected(u32 tgid)
 {
+	if (tgid == self_tgid)
+		return false;
+	if (!filter_active)
+		return true;
 	return __task_selected(tgid, (struct task_struct *)bpf_get_current_task(), true);
 }
 
@@ -1423,13 +1432,13 @@ static __always_inline u64 file_private_data(struct file *file, u64 fops, u64 *s
  * io_uring's -- learned at start, because io_uring_fops is not in kallsyms
  * without CONFIG_KALLSYMS_ALL.  0 when it cannot be told.
  */
-static __always_inline u64 resolve_ring(s32 fd, bool registered, u64 *span)
+static __always_inline u64 resolve_ring(struct task_struct *task, s32 fd, bool registered,
+					u64 *span)
 {
 	/*
 	 * The task's own structures through BTF (plain loads); the slot of a
 	 * variable index and the file it holds need bpf_probe_read_kernel().
 	 */
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct file *file = NULL;
 	u64 fops = io_uring_fops;
 
@@ -1529,53 +1538,68 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, boo
 }
 
 /*
- * The ring io_uring_enter's entry resolved, kept in the CPU's state for its
- * exit, which then skips resolving the fd again (two
- * bpf_probe_read_kernel(), ~70 ns per call).  Trusted only while the task's
- * context switch counts are those of the entry: a task that was never
- * switched out stayed on this CPU, and no other task's entry ran here in
- * between.  A task that slept or migrated resolves the fd again.  The cached
- * ring is the one the call used even if another thread replaced the fd
- * meanwhile.
+ * What io_uring_enter's entry found, kept in the CPU's state for its exit:
+ * the fd and flags, which the syscalls tracepoint's exit record does not
+ * carry (reading them from the task's user registers is three helper
+ * calls), and the ring (resolving the fd again is two
+ * bpf_probe_read_kernel()).  Trusted only while the task's context switch
+ * counts are those of the entry: a task that was never switched out stayed
+ * on this CPU, made no other system call, and no other task's entry ran
+ * here in between.  A task that slept or migrated reads its registers and
+ * resolves the fd again.  The cached ring is the one the call used even if
+ * another thread replaced the fd meanwhile.
  */
-static __always_inline u64 task_switches(void)
+static __always_inline u64 task_switches(struct task_struct *task)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-
 	return task->nvcsw + task->nivcsw;
 }
 
-static __always_inline u64 enter_key(s32 fd, bool registered)
+/* bpf_get_current_pid_tgid()'s value, from a task already at hand. */
+static __always_inline u64 task_pid_tgid(struct task_struct *task)
 {
-	return (u64)(u32)fd | (u64)registered << 32;
+	return (u64)(u32)task->tgid << 32 | (u32)task->pid;
 }
 
-static __always_inline void enter_cache_put(struct ur_cpu_state *st, u64 pid_tgid, u64 key,
-					    u64 ring)
+static __always_inline void enter_cache_put(struct ur_cpu_state *st, struct task_struct *task,
+					    u64 fd, u64 flags, u64 ring)
 {
 	st->enter_ring = ring;
-	st->enter_key = key;
-	st->enter_switches = task_switches();
-	st->enter_tid = (u32)pid_tgid;
+	st->enter_fd = fd;
+	st->enter_flags = flags;
+	st->enter_switches = task_switches(task);
+	st->enter_tid = task->pid;
 }
 
-static __always_inline bool enter_cache_take(u64 pid_tgid, u64 key, u64 *ring)
+static __always_inline bool enter_cache_take(struct task_struct *task, u64 *fd, u64 *flags,
+					     u64 *ring)
 {
 	u32 zero = 0;
 	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
 
-	if (!st || st->enter_tid != (u32)pid_tgid || st->enter_key != key ||
-	    st->enter_switches != task_switches())
+	if (!st || st->enter_tid != (u32)task->pid || st->enter_switches != task_switches(task))
 		return false;
 	st->enter_tid = 0;
+	*fd = st->enter_fd;
+	*flags = st->enter_flags;
 	*ring = st->enter_ring;
 	return true;
+}
+
+/*
+ * The user registers at syscall exit: the arguments are still where the
+ * entry code saved them, so exit probes can read them without a map keyed
+ * by task.
+ */
+static __always_inline struct pt_regs *user_regs(struct task_struct *task)
+{
+	return (struct pt_regs *)bpf_task_pt_regs(task);
 }
 
 static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_complete,
 					    u64 flags)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	u64 pid_tgid = task_pid_tgid(task);
 	bool registered = flags & UR_IORING_ENTER_REGISTERED_RING;
 	u64 span[UR_SPAN_MAX / 8];
 	struct ring_state rs = {};
@@ -1586,7 +1610,7 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 
 	if (!current_selected(pid_tgid))
 		return;
-	ring = resolve_ring((s32)fd, registered, span);
+	ring = resolve_ring(task, (s32)fd, registered, span);
 	if (ring) {
 		evf |= EVF_RING_VALID;
 		remember_ring(ring, pid_tgid);
@@ -1608,25 +1632,36 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 	e->cq_tail = rs.cq_tail;
 	e->sq_order = rs.sq_order;
 	e->cq_order = rs.cq_order;
-	enter_cache_put(em.st, pid_tgid, enter_key((s32)fd, registered), ring);
+	enter_cache_put(em.st, task, fd, flags, ring);
 	ev_submit(&em, e);
 }
 
-static __always_inline void sys_enter_end(u64 fd, u64 flags, s64 ret)
+/*
+ * regs: the user registers when the hook has them (fexit, raw sys_exit),
+ * NULL for the syscalls tracepoint; either way read only when the entry's
+ * cache does not hold the call's fd and flags.
+ */
+static __always_inline void sys_enter_end(struct pt_regs *regs, s64 ret)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-	bool registered = flags & UR_IORING_ENTER_REGISTERED_RING;
+	struct task_struct *task = bpf_get_current_task_btf();
+	u64 pid_tgid = task_pid_tgid(task);
 	u64 span[UR_SPAN_MAX / 8];
 	struct ring_state rs = {};
 	struct ev_enter_end *e;
 	struct emit em;
-	u16 evf = registered ? EVF_REGISTERED_RING : 0;
-	u64 ring;
+	u64 fd, flags, ring;
+	u16 evf;
 
 	if (!current_selected(pid_tgid))
 		return;
-	if (!enter_cache_take(pid_tgid, enter_key((s32)fd, registered), &ring))
-		ring = resolve_ring((s32)fd, registered, span);
+	if (!enter_cache_take(task, &fd, &flags, &ring)) {
+		if (!regs)
+			regs = user_regs(task);
+		fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		flags = PT_REGS_PARM4_CORE_SYSCALL(regs);
+		ring = resolve_ring(task, (s32)fd, flags & UR_IORING_ENTER_REGISTERED_RING, span);
+	}
+	evf = flags & UR_IORING_ENTER_REGISTERED_RING ? EVF_REGISTERED_RING : 0;
 	if (ring) {
 		evf |= EVF_RING_VALID;
 		read_ring_state(ring, &rs, false, span);
@@ -1703,7 +1738,7 @@ static __always_inline void sys_register_begin(u64 fd, u64 opcode, u64 nr_args)
 
 	if (!current_selected(pid_tgid))
 		return;
-	ring = resolve_ring((s32)fd, registered, span);
+	ring = resolve_ring(bpf_get_current_task_btf(), (s32)fd, registered, span);
 	if (ring)
 		evf |= EVF_RING_VALID;
 	e = EV_RESERVE(&em, register_begin, EV_REGISTER_BEGIN, evf, bpf_ktime_get_boot_ns(),
@@ -1736,16 +1771,6 @@ static __always_inline void sys_register_end(u64 fd, u64 opcode, s64 ret)
 }
 
 /*
- * The user registers at syscall exit: the arguments are still where the
- * entry code saved them, so exit probes can resolve the ring again without
- * a map keyed by task.
- */
-static __always_inline struct pt_regs *user_regs(void)
-{
-	return (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)bpf_get_current_task_btf());
-}
-
-/*
  * Variant 1: fentry/fexit on the arch syscall wrappers (__x64_sys_*, whose
  * argument is the user pt_regs).  The attach target is set by the recorder
  * from the kernel's BTF, so the section names carry no function.
@@ -1775,7 +1800,7 @@ int BPF_PROG(fentry_enter, struct pt_regs *regs)
 SEC("?fexit")
 int BPF_PROG(fexit_enter, struct pt_regs *regs, long ret)
 {
-	sys_enter_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs), ret);
+	sys_enter_end(regs, ret);
 	return 0;
 }
 
@@ -1839,10 +1864,7 @@ int tp_sys_enter_enter(struct ur_syscall_enter *ctx)
 SEC("?tracepoint/syscalls/sys_exit_io_uring_enter")
 int tp_sys_exit_enter(struct ur_syscall_exit *ctx)
 {
-	struct pt_regs *regs = user_regs();
-
-	sys_enter_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs),
-		      ctx->ret);
+	sys_enter_end(NULL, ctx->ret);
 	return 0;
 }
 
@@ -1856,7 +1878,7 @@ int tp_sys_enter_register(struct ur_syscall_enter *ctx)
 SEC("?tracepoint/syscalls/sys_exit_io_uring_register")
 int tp_sys_exit_register(struct ur_syscall_exit *ctx)
 {
-	struct pt_regs *regs = user_regs();
+	struct pt_regs *regs = user_regs(bpf_get_current_task_btf());
 
 	sys_register_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
 			 ctx->ret);
@@ -1895,8 +1917,7 @@ int BPF_PROG(tp_raw_sys_exit, struct pt_regs *regs, long ret)
 	if (id < UR_NR_IO_URING_SETUP || id > UR_NR_IO_URING_REGISTER)
 		return 0;
 	if (id == UR_NR_IO_URING_ENTER)
-		sys_enter_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs),
-			      ret);
+		sys_enter_end(regs, ret);
 	else if (id == UR_NR_IO_URING_SETUP)
 		sys_setup_end(ret);
 	else

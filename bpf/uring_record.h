@@ -42,9 +42,10 @@ struct ur_cpu_state {
 	__u32 depth;			/* programs running on this CPU */
 	__u32 stage_len;		/* bytes staged */
 	__u32 drop_off;		/* drop_staged() walk */
-	/* the ring io_uring_enter's entry resolved, for its exit (enter_cache) */
+	/* what io_uring_enter's entry found, for its exit (enter_cache_put) */
 	__u64 enter_ring;
-	__u64 enter_key;		/* fd, and bit 32 for a registered-ring index */
+	__u64 enter_fd;			/* its arguments fd and flags */
+	__u64 enter_flags;
 	__u64 enter_switches;		/* the task's nvcsw + nivcsw at the entry */
 	__u32 enter_tid;
 	__u32 pad;

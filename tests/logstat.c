@@ -627,6 +627,7 @@ static void write_calls(struct json_out *o, struct stats *s, size_t max_calls)
 				const struct ev_enter_end *e = (const void *)end->rec;
 
 				json_i64(o, e->ret);
+				json_kv_i64(o, "end_fd", e->fd);
 				json_kv_u64(o, "end_ring", e->ring);
 				json_kv_u64(o, "end_sq_head", e->sq_head);
 				json_kv_u64(o, "end_cq_tail", e->cq_tail);

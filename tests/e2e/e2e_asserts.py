@@ -162,11 +162,15 @@ def check_log(c):
     orders = {(1 << e["sq_order"], 1 << e["cq_order"]) for e in enters if e["state_valid"]}
     c.check(not enters or orders, "no io_uring_enter record with the ring's state")
     c.eq("io_uring_enter ring sizes that are not the workload's", orders - sizes, set())
-    # The exit's ring is the one the entry resolved (kept per CPU while the
-    # task is not switched out, else resolved again): always the same.
+    # The exit's fd and ring are the entry's (kept per CPU while the task is
+    # not switched out, else read from its registers and resolved again):
+    # always the same.
     c.eq("io_uring_enter exits naming another ring than their entry",
          [(e["tid"], e["ring"], e["end_ring"]) for e in enters
           if e["ret"] is not None and e["end_ring_valid"] and e["end_ring"] != e["ring"]], [])
+    c.eq("io_uring_enter exits naming another fd than their entry",
+         [(e["tid"], e["fd"], e["end_fd"]) for e in st["syscalls"]["enter"]
+          if e["ret"] is not None and e["end_fd"] != e["fd"]], [])
     failed = [p for p in c.meta["probes"] if p["status"] not in ("attached", "absent")]
     c.eq("probes neither attached nor absent", failed, [])
     c.eq("summary: io-wq tracking", s["recording"]["io_wq_tracking"], c.meta["io_wq_tracking"])
