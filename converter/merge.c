@@ -86,12 +86,12 @@ struct load_result {
 bool merge_read_ahead = true;
 /*
  * Smaller frames too: a frame handed over costs both threads a wake-up
- * (a futex, and an interrupt to the other CPU), 15 to 30 us of system
- * time on the development VM, where loading a frame of 16 KiB takes about
- * as long.  A quiet CPU's frame every flush interval, or a hostile log's
- * 65536 frames of one record, went through the hand-over at 30 to 60 us a
- * frame: 2 to 3.6 s of system time for tests/fuzz/check_hostile's
- * 65536-CPU logs, against 0.2 s with no read-ahead.
+ * (a futex, and an interrupt to the other CPU), 30 to 60 us of system
+ * time a frame on the development VM, about what loading a frame of
+ * 16 KiB takes.  A quiet CPU writes a small frame every flush interval,
+ * and tests/fuzz/check_hostile's 65536-CPU logs hold 65536 frames of one
+ * record: 2 to 3.6 s of system time each through the hand-over, 0.2 s
+ * without it.
  */
 uint32_t merge_read_ahead_min_raw = MERGE_READ_AHEAD_MIN_RAW;
 
