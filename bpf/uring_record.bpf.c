@@ -455,11 +455,13 @@ static __always_inline bool task_under_cgroup(struct task_struct *task)
 }
 
 /*
- * Is a task of process tgid selected by the filters?  task is that thread;
- * is_current: it is the current task, whose cgroup is tested by the helper.
+ * Is a task of process tgid selected by the filters?  task is that thread,
+ * or NULL for the current task, whose cgroup is tested by the helper and
+ * whose task_struct is fetched only when a filter reads it: a helper call
+ * is not free (about 30 ns on the development VM, whose kernel returns
+ * through the SRSO "safe RET" thunk), and the compiler cannot drop one.
  */
-static __always_inline bool __task_selected(u32 tgid, struct task_struct *task,
-					    bool is_current)
+static __always_inline bool __task_selected(u32 tgid, struct task_struct *task)
 {
 	if (tgid == self_tgid)
 		return false;
@@ -467,10 +469,11 @@ static __always_inline bool __task_selected(u32 tgid, struct task_struct *task,
 		return true;
 	if (filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid))
 		return false;
-	if (filter_comm && !comm_matches(task))
+	if (filter_comm &&
+	    !comm_matches(task ? task : (struct task_struct *)bpf_get_current_task()))
 		return false;
-	if (filter_cgroup && !(is_current ? bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1 :
-			       task_under_cgroup(task)))
+	if (filter_cgroup && !(task ? task_under_cgroup(task) :
+			       bpf_current_task_under_cgroup(&cgroup_filter, 0) == 1))
 		return false;
 	return true;
 }
@@ -478,22 +481,13 @@ static __always_inline bool __task_selected(u32 tgid, struct task_struct *task,
 /* Any task (a BTF pointer): a new child, the next task of a context switch. */
 static __always_inline bool task_selected(u32 tgid, struct task_struct *task)
 {
-	return __task_selected(tgid, task, false);
+	return __task_selected(tgid, task);
 }
 
-/*
- * The current task, of process tgid.  Its task_struct only when a filter
- * reads it: a helper call is not free (about 30 ns on the development VM,
- * whose kernel returns through the SRSO "safe RET" thunk), and a call the
- * compiler cannot drop is made wherever it is written.
- */
+/* The current task, of process tgid. */
 static __always_inline bool current_task_selected(u32 tgid)
 {
-	if (tgid == self_tgid)
-		return false;
-	if (!filter_active)
-		return true;
-	return __task_selected(tgid, (struct task_struct *)bpf_get_current_task(), true);
+	return __task_selected(tgid, NULL);
 }
 
 /* Task records (fork, exec, rename) start with the listing (UR_STATE_LISTING). */
