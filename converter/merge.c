@@ -105,7 +105,7 @@ static bool read_ahead_loads(const struct src *s)
 
 struct loaded {
 	const struct src *src;
-	struct active *a;		/* NULL: too large, or out of memory */
+	struct active *a;		/* NULL: out of memory */
 	struct load_result res;
 };
 
