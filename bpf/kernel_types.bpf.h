@@ -122,7 +122,24 @@ struct io_rings {
 	u32 cq_ring_entries;
 } __ur_core;
 
-struct io_uring_sqe;
+/*
+ * UAPI struct io_uring_sqe, the fields the submit record takes, for loads
+ * through bpf_rdonly_cast() (uring_record.bpf.c, UR_DIRECT_LOADS): the
+ * verifier checks each load against a member of the kernel's type, so they
+ * are named as there (off, rw_flags and buf_index sit in anonymous unions).
+ */
+struct io_uring_sqe {
+	u8 opcode;
+	u8 flags;
+	u16 ioprio;
+	s32 fd;
+	u64 off;
+	u32 len;
+	u32 rw_flags;
+	u64 user_data;
+	u16 buf_index;
+	u16 personality;
+} __ur_core;
 
 struct io_ring_ctx {
 	unsigned int flags;		/* IORING_SETUP_* */
@@ -172,7 +189,7 @@ struct io_uring_cqe {
 /*
  * The SQE as the application wrote it (include/uapi/linux/io_uring.h).  It
  * is UAPI, so its layout is fixed: read whole with bpf_probe_read_kernel,
- * no relocation needed.
+ * no relocation needed (or field by field through struct io_uring_sqe).
  */
 struct ur_sqe {
 	u8 opcode;

@@ -532,6 +532,53 @@ static __always_inline void remember_ring(u64 ring, u64 pid_tgid)
 		__sync_fetch_and_add(&stats.ring_owner_map_full, 1);
 }
 
+/* -------------------------------------------------------- kernel reads */
+
+/*
+ * Memory reached through an untyped pointer or a variable index cannot be
+ * loaded directly by a tracing program.  This file is built twice
+ * (bpf/local.mk): the plain build reads it with bpf_probe_read_kernel(), a
+ * helper call, about 35 ns on the first bench VM and 50 ns on the second,
+ * whose kernel returns through retpolines and the SRSO thunk (bench/RESULTS.md);
+ * the UR_DIRECT_LOADS build makes a typed pointer of the address with the
+ * bpf_rdonly_cast() kfunc (6.2, commit a35b9af4ec2c), which the verifier
+ * rewrites into a register move, and loads through it: one instruction
+ * each, with an exception-table fixup (BPF_PROBE_MEM) that reads 0 where
+ * the helper would fail.  recorder/probes.c opens the direct build when the
+ * kernel's BTF has the kfunc (not 6.1).
+ */
+#ifdef UR_DIRECT_LOADS
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+
+#define ur_cast(type, addr) \
+	((type *)bpf_rdonly_cast((void *)(u64)(addr), bpf_core_type_id_kernel(type)))
+#endif
+
+/*
+ * One u32 or u64 of kernel memory.  bpf_rdonly_cast() casts only to
+ * structs: the loads go through the first member of a kernel struct that
+ * starts with one (struct io_uring's head, struct io_uring_cqe's user_data).
+ */
+static __always_inline int read_kernel_u32(u32 *dst, u64 addr)
+{
+#ifdef UR_DIRECT_LOADS
+	*dst = ur_cast(struct io_uring, addr)->head;
+	return 0;
+#else
+	return bpf_probe_read_kernel(dst, sizeof(*dst), (void *)addr);
+#endif
+}
+
+static __always_inline int read_kernel_u64(u64 *dst, u64 addr)
+{
+#ifdef UR_DIRECT_LOADS
+	*dst = ur_cast(struct io_uring_cqe, addr)->user_data;
+	return 0;
+#else
+	return bpf_probe_read_kernel(dst, sizeof(*dst), (void *)addr);
+#endif
+}
+
 /* ---------------------------------------------------- io_uring helpers */
 
 static __always_inline u64 req_flags(struct io_kiocb *req)
@@ -574,17 +621,42 @@ static __always_inline bool read_submitted_sqe(struct io_kiocb *req, struct ur_s
 	if (!(setup_flags & UR_IORING_SETUP_NO_SQARRAY)) {
 		u64 array = (u64)ctx->sq_array;
 
-		if (bpf_probe_read_kernel(&idx, sizeof(idx), (void *)(array + (u64)idx * 4)))
+		if (read_kernel_u32(&idx, array + (u64)idx * 4))
 			return false;
 		if (idx >= entries)
 			return false;
 	}
 	if (setup_flags & UR_IORING_SETUP_SQE128)
 		idx <<= 1;
+	/*
+	 * Below 2 * IORING_MAX_ENTRIES (32768) already; the mask tells the
+	 * verifier, to which sq_sqes is a pointer that only a bounded offset
+	 * may move.
+	 */
+	idx &= 0xffff;
 	sqes = (u64)ctx->sq_sqes;
-	if (!sqes || bpf_probe_read_kernel(sqe, sizeof(*sqe),
-					   (void *)(sqes + (u64)idx * sizeof(*sqe))))
+	if (!sqes)
 		return false;
+	sqes += (u64)idx * sizeof(*sqe);
+#ifdef UR_DIRECT_LOADS
+	{
+		struct io_uring_sqe *s = ur_cast(struct io_uring_sqe, sqes);
+
+		sqe->opcode = s->opcode;
+		sqe->flags = s->flags;
+		sqe->ioprio = s->ioprio;
+		sqe->fd = s->fd;
+		sqe->off = s->off;
+		sqe->len = s->len;
+		sqe->op_flags = s->rw_flags;
+		sqe->user_data = s->user_data;
+		sqe->buf_index = s->buf_index;
+		sqe->personality = s->personality;
+	}
+#else
+	if (bpf_probe_read_kernel(sqe, sizeof(*sqe), (void *)sqes))
+		return false;
+#endif
 	return sqe->user_data == req->cqe.user_data && sqe->opcode == req->opcode;
 }
 
@@ -604,7 +676,8 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	struct io_ring_ctx *ctx = req->ctx;
 	u64 ring = (u64)ctx;
 	struct ev_submit *e;
-	struct ur_sqe sqe;
+	/* zeroed: on paths with no SQE, clang would keep garbage registers in it */
+	struct ur_sqe sqe = {};
 	struct emit em;
 	u64 rflags;
 
@@ -1389,8 +1462,9 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 /* ---------------------------------------------------------- syscalls */
 
 /*
- * Each bpf_probe_read_kernel() costs the traced CPU about 35 ns (measured
- * with kernel.bpf_stats_enabled on the bench machine), and io_uring_enter's
+ * In the build without direct loads (6.1, see "kernel reads"), each
+ * bpf_probe_read_kernel() costs the traced CPU about 35 ns (measured with
+ * kernel.bpf_stats_enabled on the bench machine), and io_uring_enter's
  * programs read a dozen fields through pointers a tracepoint program cannot
  * dereference.  Fields a few dozen bytes apart in one object are read with
  * one call: the span from the first to the last, known at load time from
@@ -1403,6 +1477,13 @@ int BPF_PROG(tp_sched_switch, bool preempt, struct task_struct *prev,
 /* The file's private_data if its f_op is fops, else 0. */
 static __always_inline u64 file_private_data(struct file *file, u64 fops, u64 *span)
 {
+#ifdef UR_DIRECT_LOADS
+	struct file *f = ur_cast(struct file, file);
+
+	if ((u64)f->f_op != fops)
+		return 0;
+	return (u64)f->private_data;
+#else
 	u32 op = bpf_core_field_offset(struct file, f_op);
 	u32 pd = bpf_core_field_offset(struct file, private_data);
 	u32 lo = op < pd ? op : pd;
@@ -1418,6 +1499,7 @@ static __always_inline u64 file_private_data(struct file *file, u64 fops, u64 *s
 	if (span[(op - lo) / 8] != fops)
 		return 0;
 	return span[(pd - lo) / 8];
+#endif
 }
 
 /*
@@ -1431,9 +1513,9 @@ static __always_inline u64 resolve_ring(struct task_struct *task, s32 fd, bool r
 {
 	/*
 	 * The task's own structures through BTF (plain loads); the slot of a
-	 * variable index and the file it holds need bpf_probe_read_kernel().
+	 * variable index and the file it holds are read as in "kernel reads".
 	 */
-	struct file *file = NULL;
+	u64 file = 0;
 	u64 fops = io_uring_fops;
 
 	if (!fops || fd < 0)
@@ -1444,20 +1526,19 @@ static __always_inline u64 resolve_ring(struct task_struct *task, s32 fd, bool r
 
 		if (!tctx || fd >= UR_IO_RINGFD_REG_MAX)
 			return 0;
-		if (bpf_probe_read_kernel(&file, sizeof(file),
-					  (void *)((u64)tctx + off + (u64)fd * sizeof(file))))
+		if (read_kernel_u64(&file, (u64)tctx + off + (u64)fd * sizeof(file)))
 			return 0;
 	} else {
 		struct fdtable *fdt = task->files->fdt;
 
 		if ((u32)fd >= fdt->max_fds)
 			return 0;
-		if (bpf_probe_read_kernel(&file, sizeof(file), (void *)((u64)fdt->fd + (u64)fd * 8)))
+		if (read_kernel_u64(&file, (u64)fdt->fd + (u64)fd * 8))
 			return 0;
 	}
 	if (!file)
 		return 0;
-	return file_private_data(file, fops, span);
+	return file_private_data((struct file *)file, fops, span);
 }
 
 /*
@@ -1483,6 +1564,22 @@ struct ring_state {
 static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, bool orders,
 					    u64 *span)
 {
+#ifdef UR_DIRECT_LOADS
+	struct io_rings *rings = ur_cast(struct io_ring_ctx, ring)->rings;
+
+	rs->valid = false;
+	if (!rings)
+		return;
+	rs->sq_head = rings->sq.head;
+	rs->sq_tail = rings->sq.tail;
+	rs->cq_head = rings->cq.head;
+	rs->cq_tail = rings->cq.tail;
+	if (orders) {
+		rs->sq_order = log2_u32(rings->sq_ring_entries);
+		rs->cq_order = log2_u32(rings->cq_ring_entries);
+	}
+	rs->valid = true;
+#else
 	struct io_ring_ctx *ctx = (struct io_ring_ctx *)ring;
 	struct io_rings *rings = BPF_CORE_READ(ctx, rings);
 	/* sq.head comes first and cq.tail last on every kernel */
@@ -1529,6 +1626,7 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, boo
 		rs->cq_order = log2_u32(cq_size);
 	}
 	rs->valid = true;
+#endif
 }
 
 /*

@@ -29,10 +29,10 @@ recorder_uring_record_SOURCES = \
 	recorder/status.c recorder/status.h \
 	recorder/tracefs.c recorder/tracefs.h \
 	recorder/writer.c recorder/writer.h
-nodist_recorder_uring_record_SOURCES = bpf/uring_record.skel.h
+nodist_recorder_uring_record_SOURCES = bpf/uring_record.skel.h bpf/uring_record_direct.skel.h
 # BUILT_SOURCES covers "make all"; this covers "make recorder/uring-record".
 recorder/uring_record-main.$(OBJEXT) recorder/uring_record-probes.$(OBJEXT): \
-	bpf/uring_record.skel.h
+	bpf/uring_record.skel.h bpf/uring_record_direct.skel.h
 recorder_uring_record_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bpf -I$(top_builddir)/bpf
 recorder_uring_record_CFLAGS = $(AM_CFLAGS) $(LIBBPF_CFLAGS) $(ZSTD_CFLAGS)
 RECORDER_LIBS = recorder/librecorder.a $(COMMON_LIBS)

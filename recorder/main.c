@@ -621,6 +621,7 @@ static struct frame *stats_frame(struct recorder *r)
 	json_kv_u64(&o, "ring_owner_map_full", r->skel->bss->stats.ring_owner_map_full);
 	json_kv_u64(&o, "task_work_run_empty_skipped", r->skel->bss->stats.task_work_run_empty);
 	json_kv_i64(&o, "load_attempts", r->probes.load_attempts);
+	json_kv_str(&o, "bpf_kernel_reads", r->probes.direct_loads ? "direct" : "probe_read");
 	json_kv_double(&o, "bpf_load_s", r->probes.load_s);
 	json_kv_u64(&o, "bpf_verified_insns", r->probes.verified_insns);
 	json_kv_u64(&o, "bpf_verified_insns_max", r->probes.verified_insns_max);

@@ -20,6 +20,7 @@
 #include "probes.h"
 #include "uring_record.h"
 #include "uring_record.skel.h"
+#include "uring_record_direct.skel.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_LOAD_ATTEMPTS 8
@@ -616,20 +617,55 @@ static void count_verified(struct probes *p, struct uring_record_bpf *skel)
 		if (info.verified_insns > p->verified_insns_max)
 			p->verified_insns_max = info.verified_insns;
 	}
-	msg_verbose("BPF programs loaded in %.0f ms; the verifier processed %" PRIu64
-		    " instructions (at most %" PRIu64 " for one program)", p->load_s * 1e3,
+	msg_verbose("BPF programs loaded in %.0f ms, reading kernel memory with %s; the "
+		    "verifier processed %" PRIu64 " instructions (at most %" PRIu64
+		    " for one program)", p->load_s * 1e3,
+		    p->direct_loads ? "direct loads" : "bpf_probe_read_kernel()",
 		    p->verified_insns, p->verified_insns_max);
+}
+
+/*
+ * Open the BPF object: the build with direct loads where the kernel has
+ * bpf_rdonly_cast() ("kernel reads" in bpf/uring_record.bpf.c), else the one
+ * that reads through bpf_probe_read_kernel().  Both declare the same maps,
+ * programs and variables (bpf/local.mk checks their skeletons at build
+ * time), so the first build's skeleton serves both.
+ */
+static struct uring_record_bpf *open_object(bool direct_loads)
+{
+	struct uring_record_bpf *skel = calloc(1, sizeof(*skel));
+	int err;
+
+	if (!skel) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = uring_record_bpf__create_skeleton(skel);
+	if (!err && direct_loads)
+		skel->skeleton->data =
+			(void *)uring_record_direct_bpf__elf_bytes(&skel->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (err) {
+		uring_record_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
 }
 
 static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **skelp,
 		probes_configure_fn configure, void *arg)
 {
+	bool direct_loads = p->direct_loads;
+
 	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-		struct uring_record_bpf *skel = uring_record_bpf__open();
+		struct uring_record_bpf *skel = open_object(direct_loads);
 		uint64_t t0;
 		int err, found;
 
 		p->load_attempts = attempt + 1;
+		p->direct_loads = direct_loads;
 		if (!skel) {
 			err = -errno;
 			msg_error("cannot open the BPF object: %s", strerror(-err));
@@ -656,6 +692,18 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 			return 0;
 		}
 		uring_record_bpf__destroy(skel);
+		if (direct_loads) {
+			/*
+			 * Only 6.12 and 6.18 were tried with direct loads: a
+			 * verifier that refuses them gets the helper build, which
+			 * every kernel since 6.1 loads, before any program is
+			 * dropped.
+			 */
+			msg_verbose("BPF load failed with direct kernel loads; retrying with "
+				    "bpf_probe_read_kernel()");
+			direct_loads = false;
+			continue;
+		}
 		found = mark_failed(pl, load_log);
 		if (!found || required_failed(pl)) {
 			const char *tail = load_log;
@@ -990,6 +1038,7 @@ int probes_setup(struct probes *p, struct uring_record_bpf **skelp, const struct
 	plan_tracepoints(pl, btf);
 	plan_io_wq(pl, btf, env->io_wq);
 	plan_syscalls(pl, btf, tracefs, env->syscalls);
+	p->direct_loads = btf_has_func(btf, "bpf_rdonly_cast");
 
 	err = load(p, pl, &skel, configure, arg);
 	if (err)

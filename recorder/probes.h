@@ -40,6 +40,11 @@ struct probes {
 	const char *syscall_tracking;	/* "fentry", "tracepoint", "raw_syscalls", "none" */
 	struct bpf_link **links;
 	size_t nlinks, links_cap;
+	/*
+	 * How the BPF programs read kernel memory behind untyped pointers:
+	 * loads through bpf_rdonly_cast() (6.2+), else bpf_probe_read_kernel().
+	 */
+	bool direct_loads;
 	int load_attempts;
 	/*
 	 * What loading cost: wall time of the last (successful) load, and the

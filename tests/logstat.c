@@ -1078,6 +1078,7 @@ int main(int argc, char **argv)
 
 	json_key(&o, "meta");
 	json_obj_begin(&o);
+	copy_member(&o, info->meta, "host");
 	copy_member(&o, info->meta, "probes");
 	copy_member(&o, info->meta, "io_wq_tracking");
 	copy_member(&o, info->meta, "syscall_tracking");

@@ -155,6 +155,12 @@ def check_log(c):
             f"a BPF program took {stats.get('bpf_verified_insns_max')} verified instructions "
             f"(at most {VERIFIED_INSNS_MAX} expected; bpf_load_s {stats.get('bpf_load_s')})")
     c.check("bpf_verified_insns" in stats, "STATS frame without bpf_verified_insns")
+    # Kernels with bpf_rdonly_cast() (6.2+) must load the build with direct
+    # kernel loads: the recorder falls back to bpf_probe_read_kernel() when
+    # the verifier refuses it, which would otherwise go unseen.
+    release = tuple(int(x) for x in re.findall(r"\d+", c.meta["host"]["release"])[:2])
+    c.eq("BPF kernel reads", stats.get("bpf_kernel_reads"),
+         "direct" if release >= (6, 2) else "probe_read")
     # io_uring_enter records carry log2 of the ring sizes, read from the
     # shared ring header: each pair must be one of the workload's rings.
     sizes = {(r["sq_entries"], r["cq_entries"]) for d in c.docs for r in d.get("rings", [])}
