@@ -658,6 +658,12 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 		probes_configure_fn configure, void *arg)
 {
 	bool direct_loads = p->direct_loads;
+	/*
+	 * For the live tests only: take the direct build as refused, so that
+	 * the fallback and the helper build run on the test kernel too
+	 * (tests/e2e/plan).
+	 */
+	bool refuse_direct = getenv("URING_RECORD_TEST_NO_DIRECT_LOADS") != NULL;
 
 	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
 		struct uring_record_bpf *skel = open_object(direct_loads);
@@ -682,7 +688,12 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 		load_log = calloc(1, 1);
 		load_log_len = 0;
 		t0 = clock_mono_ns();
-		err = uring_record_bpf__load(skel);
+		if (direct_loads && refuse_direct) {
+			msg_warn("URING_RECORD_TEST_NO_DIRECT_LOADS: the direct build taken as refused");
+			err = -EACCES;
+		} else {
+			err = uring_record_bpf__load(skel);
+		}
 		if (!err) {
 			free(load_log);
 			load_log = NULL;

@@ -172,9 +172,18 @@ while IFS='|' read -r name ropts wargs; do
 		done
 		[ $found = yes ] || continue
 	fi
+	# leading NAME=VALUE words of the options go to the recorder's environment
+	renv= rargs=
+	# shellcheck disable=SC2086
+	for word in $ropts; do
+		if [ -z "$rargs" ]; then
+			case $word in [A-Z]*=*) renv="$renv $word"; continue ;; esac
+		fi
+		rargs="$rargs $word"
+	done
 	t0=$(now_cs)
 	# shellcheck disable=SC2086
-	$sudo_cmd "$recorder" -f -o "$out/$name.log" $ropts -- \
+	$sudo_cmd env $renv "$recorder" -f -o "$out/$name.log" $rargs -- \
 		"$workload" --compact $wargs >"$out/$name.json" 2>"$out/$name.err" </dev/null
 	status=$?
 	t1=$(now_cs)
