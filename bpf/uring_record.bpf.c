@@ -538,8 +538,8 @@ static __always_inline void remember_ring(u64 ring, u64 pid_tgid)
  * Memory reached through an untyped pointer or a variable index cannot be
  * loaded directly by a tracing program.  This file is built twice
  * (bpf/local.mk): the plain build reads it with bpf_probe_read_kernel(), a
- * helper call, about 35 ns on the first bench VM and 50 ns on the second,
- * whose kernel returns through retpolines and the SRSO thunk (bench/RESULTS.md);
+ * helper call, about 35 ns on the first bench VM and 25 to 75 ns on the
+ * second, whose kernel returns through the SRSO thunk (bench/RESULTS.md);
  * the UR_DIRECT_LOADS build makes a typed pointer of the address with the
  * bpf_rdonly_cast() kfunc (6.2, commit a35b9af4ec2c), which the verifier
  * rewrites into a register move, and loads through it: one instruction
