@@ -36,9 +36,10 @@ eq("children with a thread exit missing (pid, tids, exits recorded)", short[:5],
 eq("children whose main thread's exit code is wrong",
    [c["pid"] for c in children if exits.get(c["pid"], {}).get(c["pid"]) != c["status"] << 8], [])
 # The 1000 children left the selection when they were freed: an RCU
-# callback, which may lag for the last few (1001 if they never leave).
+# callback, which may lag for the last ones (1001 if they never leave; 13
+# were still pending a second after the last exit once, in CI's distcheck).
 true("exited processes left the pid selection",
-     stat["stats"]["selected_pids_at_stop"] <= 10, stat["stats"]["selected_pids_at_stop"])
+     stat["stats"]["selected_pids_at_stop"] <= 100, stat["stats"]["selected_pids_at_stop"])
 done()
 PY
 note "exits: ok"
