@@ -1633,8 +1633,8 @@ static __always_inline void read_ring_state(u64 ring, struct ring_state *rs, boo
  * What io_uring_enter's entry found, kept in the CPU's state for its exit:
  * the fd and flags, which the syscalls tracepoint's exit record does not
  * carry (reading them from the task's user registers is three helper
- * calls), and the ring (resolving the fd again is two
- * bpf_probe_read_kernel()).  Trusted only while the task's context switch
+ * calls), and the ring (resolving the fd again is two kernel reads, helper
+ * calls on 6.1).  Trusted only while the task's context switch
  * counts are those of the entry: a task that was never switched out stayed
  * on this CPU, made no other system call, and no other task's entry ran
  * here in between.  A task that slept or migrated reads its registers and

@@ -657,7 +657,6 @@ static struct uring_record_bpf *open_object(bool direct_loads)
 static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **skelp,
 		probes_configure_fn configure, void *arg)
 {
-	bool direct_loads = p->direct_loads;
 	/*
 	 * For the live tests only: take the direct build as refused, so that
 	 * the fallback and the helper build run on the test kernel too
@@ -666,12 +665,11 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 	bool refuse_direct = getenv("URING_RECORD_TEST_NO_DIRECT_LOADS") != NULL;
 
 	for (int attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-		struct uring_record_bpf *skel = open_object(direct_loads);
+		struct uring_record_bpf *skel = open_object(p->direct_loads);
 		uint64_t t0;
 		int err, found;
 
 		p->load_attempts = attempt + 1;
-		p->direct_loads = direct_loads;
 		if (!skel) {
 			err = -errno;
 			msg_error("cannot open the BPF object: %s", strerror(-err));
@@ -688,7 +686,7 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 		load_log = calloc(1, 1);
 		load_log_len = 0;
 		t0 = clock_mono_ns();
-		if (direct_loads && refuse_direct) {
+		if (p->direct_loads && refuse_direct) {
 			msg_warn("URING_RECORD_TEST_NO_DIRECT_LOADS: the direct build taken as refused");
 			err = -EACCES;
 		} else {
@@ -703,7 +701,7 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 			return 0;
 		}
 		uring_record_bpf__destroy(skel);
-		if (direct_loads) {
+		if (p->direct_loads) {
 			/*
 			 * Only 6.12 and 6.18 were tried with direct loads: a
 			 * verifier that refuses them gets the helper build, which
@@ -712,7 +710,7 @@ static int load(struct probes *p, struct plan *pl, struct uring_record_bpf **ske
 			 */
 			msg_verbose("BPF load failed with direct kernel loads; retrying with "
 				    "bpf_probe_read_kernel()");
-			direct_loads = false;
+			p->direct_loads = false;
 			continue;
 		}
 		found = mark_failed(pl, load_log);

@@ -14,6 +14,8 @@ import os
 import re
 from collections import Counter, defaultdict
 
+from e2e_hooks import version
+
 ECANCELED = -125
 SYNTHETIC_TID = 0x40000000      # fxtstat: lane tracks and other synthetic threads
 
@@ -159,7 +161,7 @@ def check_log(c):
     # kernel loads: the recorder falls back to bpf_probe_read_kernel() when
     # the verifier refuses it, which would otherwise go unseen.  The
     # helper-reads run takes that fallback on purpose.
-    release = tuple(int(x) for x in re.findall(r"\d+", c.meta["host"]["release"])[:2])
+    release = version(c.meta["host"]["release"])
     refused = "URING_RECORD_TEST_NO_DIRECT_LOADS=1" in c.run["options"]
     c.eq("BPF kernel reads", stats.get("bpf_kernel_reads"),
          "direct" if release >= (6, 2) and not refused else "probe_read")
