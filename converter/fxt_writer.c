@@ -702,6 +702,26 @@ static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
 	return (int)idx;
 }
 
+/* th's entry in the memo of the slot each tid was last found in. */
+static inline uint8_t *thread_memo(struct fxt_writer *w, uint64_t tid)
+{
+	return &w->thr_memo[(uint32_t)((uint32_t)tid * 0x9e3779b9u) >> (32 - THR_MEMO_BITS)];
+}
+
+/* The slot th's memo names, if th is in it (marked referenced), else 0. */
+static inline unsigned thread_memo_hit(struct fxt_writer *w, struct fxt_thread th,
+				       const uint8_t *memo)
+{
+	struct thr_slot *slot = &w->thr[*memo];
+
+	/* the memo is 0 (slot 0 is never used) or a slot to check */
+	if (__builtin_expect(*memo && slot->tid == th.tid && slot->pid == th.pid, 1)) {
+		slot->referenced = true;
+		return *memo;
+	}
+	return 0;
+}
+
 /*
  * The thread ref (1..255) of th, writing its thread record if it is not in
  * the table.  An event references a single thread, so any slot but the one
@@ -711,16 +731,10 @@ static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
  */
 static inline int thread_ref(struct fxt_writer *w, struct fxt_thread th)
 {
-	uint8_t *memo = &w->thr_memo[(uint32_t)((uint32_t)th.tid * 0x9e3779b9u) >>
-				     (32 - THR_MEMO_BITS)];
-	struct thr_slot *slot = &w->thr[*memo];
+	uint8_t *memo = thread_memo(w, th.tid);
+	unsigned idx = thread_memo_hit(w, th, memo);
 
-	/* the memo is 0 (slot 0 is never used) or a slot to check */
-	if (__builtin_expect(*memo && slot->tid == th.tid && slot->pid == th.pid, 1)) {
-		slot->referenced = true;
-		return *memo;
-	}
-	return thread_ref_slow(w, th, memo);
+	return idx ? (int)idx : thread_ref_slow(w, th, memo);
 }
 
 /* ------------------------------------------------------------ arguments */
@@ -860,10 +874,17 @@ static inline int event_refs(struct fxt_writer *w, struct fxt_thread th, const c
 }
 
 /* An event record's header word but its size. */
-static inline uint64_t event_header(unsigned type, const struct event_refs *r, unsigned nargs)
+static inline uint64_t event_header_of(unsigned type, unsigned tref, unsigned cref,
+				       unsigned nref, unsigned nargs)
 {
 	return REC_HEADER(REC_EVENT, 0) | FIELD(type, 16, 19) | FIELD(nargs, 20, 23) |
-	       FIELD(r->tref, 24, 31) | FIELD(r->cref, 32, 47) | FIELD(r->nref, 48, 63);
+	       FIELD(tref, 24, 31) | FIELD(cref, 32, 47) | FIELD(nref, 48, 63);
+}
+
+static inline uint64_t event_header(unsigned type, const struct event_refs *r, unsigned nargs)
+{
+	return event_header_of(type, (unsigned)r->tref, (unsigned)r->cref, (unsigned)r->nref,
+			       nargs);
 }
 
 /* The event record: header, timestamp, args, trailing word; no inline
@@ -889,6 +910,85 @@ static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 	return 0;
 }
 
+/*
+ * The slot of s when it is pinned and in one of the two pins entries
+ * str_ref_memo() looks at first; 0 for NULL (the empty string's ref, as
+ * str_ref_cstr() gives); -1 otherwise.  Looks only: marks nothing.
+ */
+static inline int pinned_ref(const struct fxt_writer *w, const char *s, size_t len)
+{
+	unsigned h;
+	const struct str_memo *e;
+
+	if (!s)
+		return len == SIZE_MAX ? 0 : -1;
+	h = ptr_hash(s);
+	e = &w->pins[h & w->pins_mask];
+	if (pin_is(e, s, len))
+		return (int)e->idx;
+	e = &w->pins[(h + 1) & w->pins_mask];
+	return pin_is(e, s, len) ? (int)e->idx : -1;
+}
+
+/*
+ * write_event() for a record that needs no lookup and writes nothing but
+ * itself: its thread in its memo, its category, name, argument names and
+ * string values pinned (nearly every record of a conversion).  Built in
+ * place in one pass over the args, where the general path checks them,
+ * looks their references up into a staging array and copies that: a
+ * third of the merging thread's instructions in an FXT conversion, 6 %
+ * fewer in all with this (bench/RESULTS.md).  The bytes are the same.  Returns 1, with nothing written, when the record needs
+ * the general path (which also refuses bad calls), else 0 or the sticky
+ * error.
+ */
+static inline int put_event_pinned(struct fxt_writer *w, unsigned type, uint64_t ts,
+				   struct fxt_thread th, const char *cat, const char *name,
+				   const struct fxt_arg *args, unsigned nargs,
+				   bool has_extra, uint64_t extra)
+{
+	unsigned tref = thread_memo_hit(w, th, thread_memo(w, th.tid));
+	int cref = pinned_ref(w, cat, SIZE_MAX), nref = pinned_ref(w, name, SIZE_MAX);
+	/* room for the longest such record; what the args leave is given back */
+	size_t most = 3 + 2 * (size_t)nargs, words;
+	uint64_t *p, *q;
+
+	if (!tref || cref < 0 || nref < 0 || nargs > FXT_MAX_ARGS || (nargs && !args) ||
+	    ts > INT64_MAX)
+		return 1;
+	p = reserve(w, most);
+	if (!p)
+		return w->err;
+	q = p + 2;
+	for (unsigned i = 0; i < nargs; i++) {
+		const struct fxt_arg *a = &args[i];
+		int aref = pinned_ref(w, a->name, SIZE_MAX), vref = 0;
+
+		if (a->type == FXT_ARG_STRING && a->len)
+			vref = pinned_ref(w, a->v.str, a->len);
+		if (aref < 0 || vref < 0 || (unsigned)a->type > FXT_ARG_BOOL) {
+			/* take the record back: the general path looks it up */
+			w->len -= most * 8;
+			w->stats.bytes -= most * 8;
+			w->stats.records--;
+			return 1;
+		}
+		put_word(q++, arg_header(a, (unsigned)aref, (unsigned)vref));
+		if (arg_words(a->type) == 2)
+			put_word(q++, a->v.u64);
+	}
+	if (has_extra)
+		put_word(q++, extra);
+	words = (size_t)(q - p);
+	w->len -= (most - words) * 8;
+	w->stats.bytes -= (most - words) * 8;
+	w->serial++;
+	put_word(p, event_header_of(type, tref, (unsigned)cref, (unsigned)nref, nargs) |
+		    REC_HEADER(0, words));
+	put_word(p + 1, ts);
+	w->stats.events++;
+	return 0;
+}
+
 static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 		       struct fxt_thread th, const char *cat, const char *name,
 		       const struct fxt_arg *args, unsigned nargs,
@@ -899,6 +999,9 @@ static int write_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 
 	if (w->err)
 		return w->err;
+	err = put_event_pinned(w, type, ts, th, cat, name, args, nargs, has_extra, extra);
+	if (err <= 0)
+		return err;
 	err = check_args(args, nargs, FXT_MAX_ARGS);
 	if (err)
 		return refuse(w, err);
@@ -1120,6 +1223,9 @@ static int write_flow_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 		return write_event(w, type, ts, th, cat, name, args, nargs, true, id);
 	if (w->err)
 		return w->err;
+	err = put_event_pinned(w, type, ts, th, cat, name, NULL, 0, true, id);
+	if (err <= 0)
+		return err;
 	if (ts > INT64_MAX)
 		return refuse(w, -ERANGE);
 	err = event_refs(w, th, cat, name, NULL, 0, &r);

@@ -814,7 +814,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	struct boundary extra[2];
 	struct link_out *in = NULL, *out = NULL;
 	struct fxt_thread lane_th = { 0 };
-	struct drawn me = { 0 };
+	struct drawn me;
 	uint64_t first, last, start, end, w_end = 0;
 	const char *start_note = NULL, *end_note = NULL, *first_label = NULL;
 	char name[NAMES_MAX_LEN + 32], eb[32], eb2[32];

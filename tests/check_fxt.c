@@ -704,6 +704,64 @@ START_TEST(test_pinned_found_inline)
 END_TEST
 
 /*
+ * Records whose references are all pinned are built in place; one that
+ * turns out to need a lookup part-way through its args gives its room back
+ * and takes the general path.  Mixed, across many buffer flushes: every
+ * record reads back with its args, and the byte count is the file's.
+ */
+START_TEST(test_pinned_record_in_place)
+{
+	enum { EVENTS = 12000 };
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxt_writer_stats st;
+	struct fxtr_model *m;
+	uint64_t tid = 7;
+	char late_name[16], late_value[16];
+
+	name_all(w, 1, &tid, 1);
+	for (const char *const *s = (const char *const[]){ "cat", "ev", "n", "u", "b", "s",
+							   "w", "pinned value", NULL }; *s; s++)
+		ck_assert_int_gt(fxt_writer_pin_string(w, *s), 0);
+	for (unsigned i = 0; i < EVENTS; i++) {
+		/* every third: an unpinned arg name last; every fifth: an
+		 * unpinned string value */
+		snprintf(late_name, sizeof(late_name), "late%u", i % 3);
+		snprintf(late_value, sizeof(late_value), "value%u", i % 5);
+		ck_assert_int_eq(fxt_duration_complete(w, 10 + 2 * (uint64_t)i, 11 + 2 * (uint64_t)i,
+						       FXT_THREAD(1, 7), "cat", "ev",
+			FXT_ARGV(fxt_arg_i64("n", -(int64_t)i), fxt_arg_u32("u", i),
+				 fxt_arg_bool("b", i & 1),
+				 fxt_arg_str("s", i % 5 == 4 ? late_value : "pinned value"),
+				 fxt_arg_u64(i % 3 == 2 ? late_name : "w", (uint64_t)i << 40))), 0);
+	}
+	ck_assert_int_eq(fxt_writer_flush(w), 0);
+	fxt_writer_get_stats(w, &st);
+	ck_assert_uint_eq(st.bytes, mb.len);
+	ck_assert_uint_gt(mb.calls, 3);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	for (unsigned i = 0; i < EVENTS; i += 997) {
+		const struct fxtr_record *r = find_event(m, FXTR_EV_COMPLETE, "ev", i);
+		char want[16];
+
+		ck_assert_uint_eq(r->nargs, 5);
+		ck_assert_int_eq(arg_of(r, "n", FXTR_ARG_INT64)->i, -(int64_t)i);
+		ck_assert_uint_eq(arg_of(r, "u", FXTR_ARG_UINT32)->u, i);
+		ck_assert_int_eq(arg_of(r, "b", FXTR_ARG_BOOL)->b, i & 1);
+		snprintf(want, sizeof(want), "value%u", i % 5);
+		ck_assert_str_eq(arg_of(r, "s", FXTR_ARG_STRING)->str,
+				 i % 5 == 4 ? want : "pinned value");
+		snprintf(want, sizeof(want), "late%u", i % 3);
+		ck_assert_uint_eq(arg_of(r, i % 3 == 2 ? want : "w", FXTR_ARG_UINT64)->u,
+				  (uint64_t)i << 40);
+	}
+	fxtr_free(m);
+	free(mb.data);
+}
+END_TEST
+
+/*
  * A process's thread beside ring lanes (synthetic koids 0x40000100 + n):
  * each is looked up in the table once, then found through the memo.  In
  * bench/run's cached recording fio's tid was 0x1801; with the memo
@@ -1921,6 +1979,7 @@ static Suite *fxt_suite(void)
 	tcase_add_test(tw, test_string_interning_pressure);
 	tcase_add_test(tw, test_pin_limit);
 	tcase_add_test(tw, test_pinned_found_inline);
+	tcase_add_test(tw, test_pinned_record_in_place);
 	tcase_add_test(tw, test_hot_threads_memo);
 	tcase_add_test(tw, test_pin_by_address);
 	tcase_add_test(tw, test_pin_many_addresses);
