@@ -596,6 +596,28 @@ static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, con
 }
 
 /*
+ * The slot of s when it is pinned and in its own pins entry or the next;
+ * 0 for NULL (the empty string's ref); -1 otherwise (str_ref_memo() looks
+ * further).  Looks only: marks nothing.
+ */
+static inline int pinned_ref(const struct fxt_writer *w, const char *s, size_t len)
+{
+	unsigned h;
+	const struct str_memo *e;
+
+	if (!s)
+		return len == SIZE_MAX ? 0 : -1;
+	h = ptr_hash(s);
+	e = &w->pins[h & w->pins_mask];
+	if (__builtin_expect(pin_is(e, s, len), 1))
+		return (int)e->idx;
+	/* The next entry too: a pinned address not in its own entry is
+	 * nearly always there (PINS_MIN). */
+	e = &w->pins[(h + 1) & w->pins_mask];
+	return pin_is(e, s, len) ? (int)e->idx : -1;
+}
+
+/*
  * str_ref() through the memos; len SIZE_MAX: s is NUL-terminated.  The
  * slot is taken without a look when s is a string the caller pinned
  * (fxt_writer_pin_string()), else from the memo if it still holds the
@@ -605,22 +627,14 @@ static __attribute__((noinline)) int str_ref_memo_slow(struct fxt_writer *w, con
  */
 static inline int str_ref_memo(struct fxt_writer *w, const char *s, size_t len)
 {
-	unsigned h = ptr_hash(s);
-	const struct str_memo *e = &w->pins[h & w->pins_mask];
+	int ref = pinned_ref(w, s, len);
 
-	if (__builtin_expect(pin_is(e, s, len), 1))
-		return (int)e->idx;
-	/* The next entry too: a pinned address not in its own entry is
-	 * nearly always there (PINS_MIN). */
-	e = &w->pins[(h + 1) & w->pins_mask];
-	if (pin_is(e, s, len))
-		return (int)e->idx;
-	return str_ref_memo_slow(w, s, len);
+	return ref >= 0 ? ref : str_ref_memo_slow(w, s, len);
 }
 
 static int str_ref_cstr(struct fxt_writer *w, const char *s)
 {
-	return s ? str_ref_memo(w, s, SIZE_MAX) : 0;
+	return str_ref_memo(w, s, SIZE_MAX);	/* NULL: 0, by pinned_ref() */
 }
 
 /* ------------------------------------------------------------ threads */
@@ -911,35 +925,15 @@ static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 }
 
 /*
- * The slot of s when it is pinned and in one of the two pins entries
- * str_ref_memo() looks at first; 0 for NULL (the empty string's ref, as
- * str_ref_cstr() gives); -1 otherwise.  Looks only: marks nothing.
- */
-static inline int pinned_ref(const struct fxt_writer *w, const char *s, size_t len)
-{
-	unsigned h;
-	const struct str_memo *e;
-
-	if (!s)
-		return len == SIZE_MAX ? 0 : -1;
-	h = ptr_hash(s);
-	e = &w->pins[h & w->pins_mask];
-	if (pin_is(e, s, len))
-		return (int)e->idx;
-	e = &w->pins[(h + 1) & w->pins_mask];
-	return pin_is(e, s, len) ? (int)e->idx : -1;
-}
-
-/*
  * write_event() for a record that needs no lookup and writes nothing but
  * itself: its thread in its memo, its category, name, argument names and
  * string values pinned (nearly every record of a conversion).  Built in
  * place in one pass over the args, where the general path checks them,
  * looks their references up into a staging array and copies that: a
  * third of the merging thread's instructions in an FXT conversion, 6 %
- * fewer in all with this (bench/RESULTS.md).  The bytes are the same.  Returns 1, with nothing written, when the record needs
- * the general path (which also refuses bad calls), else 0 or the sticky
- * error.
+ * fewer in all with this (bench/RESULTS.md).  The bytes are the same.
+ * Returns 1, with nothing written, when the record needs the general path
+ * (which also refuses bad calls), else 0 or the sticky error.
  */
 static inline int put_event_pinned(struct fxt_writer *w, unsigned type, uint64_t ts,
 				   struct fxt_thread th, const char *cat, const char *name,
@@ -1216,22 +1210,7 @@ static int write_flow_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 			    struct fxt_thread th, const char *cat, const char *name, uint64_t id,
 			    const struct fxt_arg *args, unsigned nargs)
 {
-	struct event_refs r;
-	int err;
-
-	if (nargs)
-		return write_event(w, type, ts, th, cat, name, args, nargs, true, id);
-	if (w->err)
-		return w->err;
-	err = put_event_pinned(w, type, ts, th, cat, name, NULL, 0, true, id);
-	if (err <= 0)
-		return err;
-	if (ts > INT64_MAX)
-		return refuse(w, -ERANGE);
-	err = event_refs(w, th, cat, name, NULL, 0, &r);
-	if (err)
-		return err;
-	return put_event(w, type, ts, &r, NULL, 0, true, id);
+	return write_event(w, type, ts, th, cat, name, args, nargs, true, id);
 }
 
 int fxt_flow_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
