@@ -472,6 +472,7 @@ void ev_columns_add(struct ev_columns *cols, const char *name, unsigned offset, 
 			coding = EV_COL_DELTA_TYPE;
 	cols->col[cols->n++] = (struct ev_column){ (uint16_t)offset, (uint16_t)size, coding };
 	cols->bytes += size;
+	cols->packed_max += ev_column_packed_max(&cols->col[cols->n - 1]);
 }
 
 void ev_columns_finish(struct ev_columns *cols, unsigned record_size)

@@ -99,11 +99,27 @@ struct ev_column {
 	uint8_t coding;			/* enum ev_column_coding */
 };
 
+/*
+ * In an EVENTS_PACKED payload the same columns in the same order, but
+ * every value of a 4- or 8-byte column is the zigzag LEB128 varint of its
+ * difference (modulo 2^32 or 2^64) from the previous value of the column
+ * (the first from 0): for EV_COL_DELTA, the difference an EVENTS_COLUMNS
+ * payload stores; otherwise from the same field of the previous record
+ * of the type, which for EV_COL_DELTA_TYPE is what an EVENTS_COLUMNS
+ * payload stores too.  Columns of other sizes are stored as they are.
+ * This is the most bytes one value of col can take.
+ */
+static inline unsigned ev_column_packed_max(const struct ev_column *col)
+{
+	return col->size == 8 ? 10 : col->size == 4 ? 5 : col->size;
+}
+
 struct ev_columns {
 	uint16_t n;
 	bool too_many;			/* more fields than EV_MAX_COLUMNS */
 	bool covers_record;		/* with "type", every byte of the record */
 	uint32_t bytes;			/* sum of the columns' sizes */
+	uint32_t packed_max;		/* sum of their ev_column_packed_max() */
 	struct ev_column col[EV_MAX_COLUMNS];
 };
 

@@ -28,7 +28,7 @@ struct log_decoder {
 	ZSTD_DCtx *dctx;
 	void *zbuf;			/* the stored (compressed) payload */
 	size_t zcap;
-	void *cbuf;			/* an EVENTS_COLUMNS payload, decompressed */
+	void *cbuf;			/* an EVENTS_COLUMNS/_PACKED payload, decompressed */
 	size_t ccap;
 	uint32_t *rec_off;		/* columns_to_records(): offsets by type */
 	size_t rec_off_cap;
@@ -56,7 +56,7 @@ static const char *const frame_names[] = {
 	[LOG_FRAME_LOSS] = "LOSS", [LOG_FRAME_TASKS] = "TASKS",
 	[LOG_FRAME_CLOCK] = "CLOCK", [LOG_FRAME_STATS] = "STATS",
 	[LOG_FRAME_END] = "END", [LOG_FRAME_INDEX] = "INDEX",
-	/* EVENTS_COLUMNS is reported as EVENTS (2.x); a 1.x log cannot have it */
+	/* EVENTS_COLUMNS (2.x) and EVENTS_PACKED (3.x) are reported as EVENTS */
 };
 
 const char *log_frame_type_name(unsigned type)
@@ -234,8 +234,10 @@ static int read_frame_header(struct log_reader *r, uint64_t off, struct log_fram
 	f->offset = off;
 	f->payload_offset = off + sizeof(skip) + hsize;
 	f->index = r->frame_index;
-	if (f->h.type == LOG_FRAME_EVENTS_COLUMNS && r->info.major >= 2) {
+	if ((f->h.type == LOG_FRAME_EVENTS_COLUMNS && r->info.major >= 2) ||
+	    (f->h.type == LOG_FRAME_EVENTS_PACKED && r->info.major >= 3)) {
 		/* the encoding is the reader's business: callers see EVENTS */
+		f->packed = f->h.type == LOG_FRAME_EVENTS_PACKED;
 		f->h.type = LOG_FRAME_EVENTS;
 		f->columns = true;
 	}
@@ -341,12 +343,83 @@ static const unsigned char *fill_column(unsigned char *out, const uint32_t *offs
 }
 
 /*
- * Rebuild the records of an EVENTS_COLUMNS payload (src, len bytes, count
- * >= 1 records) into *buf, with the log's own layouts.  Returns the
+ * One varint of at most max bytes at p (uring-log(5), EVENTS_PACKED), into
+ * *v.  NULL when it runs past end or past max bytes, or, in its tenth byte,
+ * past 64 bits.
+ */
+static inline const unsigned char *get_uvarint(const unsigned char *p, const unsigned char *end,
+					       unsigned max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if ((size_t)(end - p) > max)
+		end = p + max;
+	for (unsigned shift = 0; p < end; shift += 7) {
+		unsigned char b = *p++;
+
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (shift == 63 && b > 1)
+				return NULL;
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ (0 - (v & 1));
+}
+
+/*
+ * fill_column() for an EVENTS_PACKED payload ending at end.  EV_COL_DELTA
+ * values are stored as the differences they are (see the caller), other
+ * 4- and 8-byte ones added up.  NULL, with the problem in *why, when a
+ * value runs past the payload or does not fit its field.
+ */
+static const unsigned char *fill_column_packed(unsigned char *out, const uint32_t *offs,
+					       uint32_t n, const struct ev_column *col,
+					       const unsigned char *from,
+					       const unsigned char *end, const char **why)
+{
+	unsigned char *to = out + col->offset;
+	uint64_t v, last = 0;
+
+	if (col->size != 4 && col->size != 8) {
+		if ((size_t)(end - from) < (size_t)col->size * n) {
+			*why = "runs past the payload's end";
+			return NULL;
+		}
+		return fill_column(out, offs, n, col, from);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		from = get_uvarint(from, end, ev_column_packed_max(col), &v);
+		if (!from || (col->size == 4 && v > UINT32_MAX)) {
+			*why = "has a value that runs past the payload's end or does not fit the field";
+			return NULL;
+		}
+		if (col->coding == EV_COL_DELTA) {
+			put_le64(to + offs[k], unzigzag(v));
+		} else if (col->size == 4) {
+			last = (uint32_t)(last + unzigzag(v));
+			put_le32(to + offs[k], (uint32_t)last);
+		} else {
+			last += unzigzag(v);
+			put_le64(to + offs[k], last);
+		}
+	}
+	return from;
+}
+
+/*
+ * Rebuild the records of an EVENTS_COLUMNS payload, or EVENTS_PACKED if
+ * packed, (src, len bytes, count >= 1 records) into *buf, with the log's own layouts.  Returns the
  * records' size, or 0 with a message in why.
  */
 static size_t columns_to_records(const struct log_reader *r, struct log_decoder *d,
-				 const unsigned char *src, size_t len, uint32_t count,
+				 const unsigned char *src, size_t len, uint32_t count, bool packed,
 				 void **buf, size_t *cap, char *why, size_t whylen)
 {
 	const struct ev_layout_map *map = &r->layout;
@@ -382,7 +455,8 @@ static size_t columns_to_records(const struct log_reader *r, struct log_decoder 
 			pos += (size_t)n[t] * c->col[j].size;
 		size += (size_t)n[t] * map->types[t].log_size;
 	}
-	if (pos != len || size > LOG_MAX_RAW_SIZE) {
+	/* packed values take from 1 to ev_column_packed_max() bytes: checked below */
+	if ((!packed && pos != len) || size > LOG_MAX_RAW_SIZE) {
 		snprintf(why, whylen, "the columns of %u records take %zu bytes, the payload has %zu",
 			 count, pos, len);
 		return 0;
@@ -415,8 +489,26 @@ static size_t columns_to_records(const struct log_reader *r, struct log_decoder 
 	for (unsigned t = 0, k = 0; t < EV_TYPE_LIMIT; k += n[t], t++) {
 		const struct ev_columns *c = &map->types[t].columns;
 
-		for (unsigned j = 0; n[t] && j < c->n; j++)
-			from = fill_column(out, d->rec_off + k, n[t], &c->col[j], from);
+		for (unsigned j = 0; n[t] && j < c->n; j++) {
+			const char *problem;
+
+			if (!packed) {
+				from = fill_column(out, d->rec_off + k, n[t], &c->col[j], from);
+				continue;
+			}
+			from = fill_column_packed(out, d->rec_off + k, n[t], &c->col[j], from,
+						  src + len, &problem);
+			if (!from) {
+				snprintf(why, whylen, "the column of the field at offset %u of type %u %s",
+					 c->col[j].offset, t, problem);
+				return 0;
+			}
+		}
+	}
+	if (from != src + len) {
+		snprintf(why, whylen, "%zu bytes are left after the last column",
+			 (size_t)(src + len - from));
+		return 0;
 	}
 	/* EV_COL_DELTA ("ts") chains through all the payload's records in order */
 	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
@@ -523,7 +615,7 @@ int log_reader_payload_into(const struct log_reader *r, struct log_decoder *d,
 	if (f->columns) {
 		char why[160];
 
-		got = columns_to_records(r, d, d->cbuf, got, h->count, buf, cap,
+		got = columns_to_records(r, d, d->cbuf, got, h->count, f->packed, buf, cap,
 					 why, sizeof(why));
 		if (!got) {
 			msgf(msg, msglen, "%s: offset %" PRIu64 ": %s: %s (damaged data)",

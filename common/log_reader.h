@@ -49,6 +49,8 @@ struct log_frame {
 	 * callers never see the encoding.
 	 */
 	bool columns;
+	/* Stored as EVENTS_PACKED (format 3.0): columns, varint values. */
+	bool packed;
 };
 
 struct log_info {

@@ -44,7 +44,7 @@ struct log_writer {
 	ZSTD_CCtx *cctx;
 	void *zbuf;
 	size_t zcap;
-	void *ebuf;			/* EVENTS_COLUMNS payload being encoded */
+	void *ebuf;			/* EVENTS_PACKED/_COLUMNS payload being encoded */
 	size_t ecap;
 	struct ev_columns columns[EV_TYPE_LIMIT];
 	uint16_t type_size[EV_TYPE_LIMIT];		/* 0: not written by columns */
@@ -55,6 +55,9 @@ struct log_writer {
 	size_t rec_dts_cap;
 	void *by_type;			/* uint32_t: record numbers grouped by type */
 	size_t by_type_cap;
+	void *pack;			/* EVENTS_PACKED: one type's columns being packed */
+	size_t pack_cap;
+	bool fixed_columns;		/* write format 2.0's EVENTS_COLUMNS */
 	uint8_t recording_id[16];
 	uint64_t *seq[LOG_FRAME_INDEX + 1];	/* [type][stream slot] */
 	uint64_t other_seq;		/* frame types beyond the table */
@@ -242,6 +245,7 @@ int log_writer_create(struct log_writer **wp, const char *path,
 		goto fail;
 	}
 	w->index_every = opt->index_every ? opt->index_every : LOG_DEFAULT_INDEX_EVERY;
+	w->fixed_columns = opt->fixed_columns;
 	w->reserve_end = true;
 
 	memset(&pre, 0, sizeof(pre));
@@ -291,7 +295,7 @@ static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
 		      stream % (SEQ_STREAMS - 1);
 
 	/* one sequence per CPU whatever the encoding: gaps are found in it */
-	if (type == LOG_FRAME_EVENTS_COLUMNS)
+	if (type == LOG_FRAME_EVENTS_COLUMNS || type == LOG_FRAME_EVENTS_PACKED)
 		type = LOG_FRAME_EVENTS;
 	if (type > LOG_FRAME_INDEX)
 		return w->other_seq++;
@@ -479,6 +483,111 @@ static unsigned char *encode_column(unsigned char *to, const struct ev_column *c
 	}
 }
 
+static inline unsigned char *put_uvarint(unsigned char *to, uint64_t v)
+{
+	while (v >= 0x80) {
+		*to++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*to++ = (unsigned char)v;
+	return to;
+}
+
+static inline uint64_t zigzag64(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint32_t zigzag32(uint32_t d)
+{
+	return (d << 1) ^ (uint32_t)((int32_t)d >> 31);
+}
+
+/*
+ * encode_column() for an EVENTS_PACKED payload (ev_column_packed_max()):
+ * 4- and 8-byte values as varints of their difference from *prev, the
+ * column's previous value, which is updated; other sizes as they are.
+ */
+static unsigned char *pack_column(unsigned char *to, const struct ev_column *col,
+				  const unsigned char *src, const uint32_t *rec, uint32_t n,
+				  const uint32_t *rec_off, const uint64_t *rec_dts, uint64_t *prev)
+{
+	const unsigned char *base = src + col->offset;
+
+	if (col->coding == EV_COL_DELTA) {
+		for (uint32_t k = 0; k < n; k++)
+			to = put_uvarint(to, zigzag64(rec_dts[rec[k]]));
+		return to;
+	}
+	if (col->size == 4) {
+		uint32_t last = (uint32_t)*prev;
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t v;
+
+			memcpy(&v, base + rec_off[rec[k]], 4);
+			to = put_uvarint(to, zigzag32(v - last));
+			last = v;
+		}
+		*prev = last;
+		return to;
+	}
+	if (col->size == 8) {
+		uint64_t last = *prev;
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t v;
+
+			memcpy(&v, base + rec_off[rec[k]], 8);
+			to = put_uvarint(to, zigzag64(v - last));
+			last = v;
+		}
+		*prev = last;
+		return to;
+	}
+	return encode_column(to, col, src, rec, n, rec_off, rec_dts);
+}
+
+/*
+ * Records taken per column before moving to the next: column by column
+ * over a whole frame, each pass streamed the frame's megabyte from L3
+ * again; in chunks of this many, the chunk's records stay in L1/L2 and
+ * packing costs a sixth less (bench/RESULTS.md, "Packed columns").
+ */
+#define PACK_CHUNK 512
+
+/*
+ * The columns of n records of one type (cols, rec: their numbers) packed
+ * at to.  Columns are packed a chunk of records at a time into their own
+ * stretch of w->pack, then laid end to end.
+ */
+static unsigned char *pack_type(struct log_writer *w, unsigned char *to,
+				const struct ev_columns *cols, const unsigned char *src,
+				const uint32_t *rec, uint32_t n, const uint32_t *rec_off,
+				const uint64_t *rec_dts)
+{
+	unsigned char *start[EV_MAX_COLUMNS], *end[EV_MAX_COLUMNS];
+	uint64_t prev[EV_MAX_COLUMNS] = { 0 };
+	unsigned char *at = w->pack;
+
+	for (unsigned j = 0; j < cols->n; j++) {
+		start[j] = end[j] = at;
+		at += (size_t)n * ev_column_packed_max(&cols->col[j]);
+	}
+	for (uint32_t k = 0; k < n; k += PACK_CHUNK) {
+		uint32_t m = n - k < PACK_CHUNK ? n - k : PACK_CHUNK;
+
+		for (unsigned j = 0; j < cols->n; j++)
+			end[j] = pack_column(end[j], &cols->col[j], src, rec + k, m, rec_off,
+					     rec_dts, &prev[j]);
+	}
+	for (unsigned j = 0; j < cols->n; j++) {
+		memcpy(to, start[j], (size_t)(end[j] - start[j]));
+		to += end[j] - start[j];
+	}
+	return to;
+}
+
 /*
  * Records are in the host's byte order, which the recorder only runs on
  * little-endian hosts (the log's byte order): fields are copied as they
@@ -494,7 +603,7 @@ int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 	uint64_t prev_ts = 0, *rec_dts;
 	uint32_t *rec_off, *by_type;
 	unsigned char *dst, *to;
-	size_t pos, out;
+	size_t pos, out, pack;
 
 	if (d->type != LOG_FRAME_EVENTS || raw_size > LOG_MAX_RAW_SIZE)
 		return -EINVAL;
@@ -525,9 +634,15 @@ int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 		pos += size;
 	}
 	out = nrec;
-	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++)
-		out += (size_t)n[t] * cols[t].bytes;
-	if (buffer_reserve(&w->ebuf, &w->ecap, out))
+	pack = 0;
+	for (unsigned t = 0; t < EV_TYPE_LIMIT; t++) {
+		size_t most = (size_t)n[t] * (w->fixed_columns ? cols[t].bytes : cols[t].packed_max);
+
+		out += most;
+		pack = most > pack ? most : pack;
+	}
+	if (buffer_reserve(&w->ebuf, &w->ecap, out) ||
+	    (!w->fixed_columns && buffer_reserve(&w->pack, &w->pack_cap, pack)))
 		return -ENOMEM;
 	dst = w->ebuf;
 	/* the type bytes, and the records grouped by type (in order) */
@@ -549,13 +664,17 @@ int log_write_events(struct log_writer *w, const struct log_frame_desc *d,
 
 		if (!n[t])
 			continue;
+		if (!w->fixed_columns) {
+			to = pack_type(w, to, &cols[t], src, rec, n[t], rec_off, rec_dts);
+			continue;
+		}
 		for (unsigned j = 0; j < cols[t].n; j++)
 			to = encode_column(to, &cols[t].col[j], src, rec, n[t], rec_off, rec_dts);
 	}
-	cd.type = LOG_FRAME_EVENTS_COLUMNS;
+	cd.type = w->fixed_columns ? LOG_FRAME_EVENTS_COLUMNS : LOG_FRAME_EVENTS_PACKED;
 	cd.flags |= LOG_FRAME_F_MUST_UNDERSTAND;
 	cd.count = nrec;
-	return log_write_frame(w, &cd, dst, out);
+	return log_write_frame(w, &cd, dst, (size_t)(to - dst));
 }
 
 int log_write_meta(struct log_writer *w, const char *json, size_t len)
@@ -584,6 +703,7 @@ static void writer_free(struct log_writer *w)
 	free(w->rec_off);
 	free(w->rec_dts);
 	free(w->by_type);
+	free(w->pack);
 	ZSTD_freeCCtx(w->cctx);
 	free(w);
 }

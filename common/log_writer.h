@@ -19,17 +19,25 @@ struct log_writer_options {
 	bool overwrite;			/* replace an existing regular file */
 	/* Write an INDEX frame after this many frames (0: default). */
 	unsigned index_every;
+	/*
+	 * For tests: log_write_events() writes format 2.0's EVENTS_COLUMNS
+	 * frames, fixed-width columns, instead of EVENTS_PACKED.
+	 */
+	bool fixed_columns;
 	/* For tests and golden logs: fixed id and creation time. */
 	const uint8_t *recording_id;
 	uint64_t created_realtime_ns;
 };
 
 /*
- * Level 3, not 1: on EVENTS_COLUMNS payloads its double-fast matcher finds
- * the long runs level 1's single hash misses (1.0 against 1.8 bytes per
- * event at 4M requests/s) at no more CPU (bench/RESULTS.md).
+ * Level 1: on EVENTS_PACKED payloads, where most values are already one
+ * byte, level 3's double-fast matcher finds little more than level 1's
+ * single hash (2 to 6 % fewer bytes) for 15 % more of the writer's CPU
+ * per record (bench/RESULTS.md, "Packed columns").  On format 2.0's
+ * EVENTS_COLUMNS it found the long runs level 1 missed, hence level 3
+ * then.
  */
-#define LOG_DEFAULT_ZSTD_LEVEL 3
+#define LOG_DEFAULT_ZSTD_LEVEL 1
 #define LOG_DEFAULT_INDEX_EVERY 4096
 
 struct log_frame_desc {
@@ -61,7 +69,7 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *desc,
 
 /*
  * Append one CPU's records (desc->type LOG_FRAME_EVENTS, records of the
- * compiled-in layouts back to back) as a LOG_FRAME_EVENTS_COLUMNS frame.
+ * compiled-in layouts back to back) as a LOG_FRAME_EVENTS_PACKED frame.
  * records is not modified.  -EINVAL (nothing written) when the payload is
  * not a whole number of known records.
  */

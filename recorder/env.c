@@ -90,7 +90,7 @@ static const struct argp_option options[] = {
 	{ "queue-size", OPT_QUEUE, "SIZE", 0, "Memory for events waiting to be compressed "
 	  "and written (default: 64M)", 4 },
 	{ "zstd-level", OPT_ZSTD, "N", 0, "zstd compression level; negative is faster "
-	  "(default: 3)", 4 },
+	  "(default: 1)", 4 },
 	{ "io-wq", OPT_IO_WQ, "MODE", 0, "How io-wq work is tracked: auto, fentry, kprobe, "
 	  "sched_switch or none (default: auto, the first that works)", 4 },
 	{ "syscalls", OPT_SYSCALLS, "MODE", 0, "How io_uring syscalls are hooked: auto, "

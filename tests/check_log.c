@@ -180,7 +180,7 @@ END_TEST
 
 static void set_major(const char *path, uint16_t major);
 
-/* On-disk type of every frame after META (the reader reports EVENTS_DELTA as EVENTS). */
+/* Frames of this on-disk type (the reader reports EVENTS_COLUMNS and _PACKED as EVENTS). */
 static unsigned count_disk_frames(const char *path, uint16_t type)
 {
 	size_t size, pos = 0;
@@ -206,32 +206,63 @@ static unsigned count_disk_frames(const char *path, uint16_t type)
 	return n;
 }
 
+enum { ENC_PACKED, ENC_COLUMNS, ENC_ROWS, ENC_N };
+
 /*
- * Format 2.0: records written by log_write_events() come back from the
- * reader exactly as the same records written as 1.0 EVENTS frames: several
- * types interleaved, timestamps that go backwards, jump by more than 2^63
- * or repeat, ring positions that wrap; the frames on disk are
- * EVENTS_COLUMNS and must-understand; a regular stream of events takes
- * less than half the bytes of rows.
+ * Formats 3.0 and 2.0: records written by log_write_events() as
+ * EVENTS_PACKED frames (3.0, the default) and as EVENTS_COLUMNS frames
+ * (2.0) come back from the reader exactly as the same records written as
+ * 1.0 EVENTS frames: several types interleaved, more records of a type
+ * than the writer packs at a time, timestamps that go backwards, jump by
+ * more than 2^63 or repeat, ring positions that wrap, 4- and 8-byte
+ * fields whose differences take every varint length up to 5 and 10
+ * bytes; the frames on disk are of the asked type and must-understand; a
+ * regular stream of events takes less than half the bytes of rows, and
+ * packed no more than columns.
  */
 START_TEST(test_events_columns)
 {
 	static const uint64_t odd_ts[] = {
 		5, 3, 3, UINT64_MAX - 7, 0, 1ull << 63, 2000000000ull,
 	};
+	static const uint64_t odd_u64[] = {
+		0, UINT64_MAX, 1ull << 63, 1, (1ull << 63) - 1, 127, 128, 1ull << 56,
+	};
+	static const int32_t odd_s32[] = {
+		INT32_MIN, INT32_MAX, 0, -1, 64, -65, INT32_MIN + 1, 1 << 27,
+	};
+	static const char *const names[ENC_N] = { "packed.log", "columns.log", "rows.log" };
+	static const uint16_t disk_type[ENC_N] = {
+		LOG_FRAME_EVENTS_PACKED, LOG_FRAME_EVENTS_COLUMNS, LOG_FRAME_EVENTS,
+	};
+	const size_t nodd = sizeof(odd_ts) / sizeof(odd_ts[0]);
+	const size_t nextreme = sizeof(odd_u64) / sizeof(odd_u64[0]);
 	char *dir = test_tmpdir();
-	char *paths[2] = { test_path(dir, "columns.log"), test_path(dir, "plain.log") };
-	struct walk w[2];
-	struct stat st[2];
+	char *paths[ENC_N];
+	struct walk w[ENC_N];
+	struct stat st[ENC_N];
 
-	for (int plain = 0; plain < 2; plain++) {
-		struct synth_options opt = { .ncpus = 2, .plain_events = plain };
-		struct synth_log *s = synth_log_create(paths[plain], &opt);
+	for (int e = 0; e < ENC_N; e++) {
+		struct synth_options opt = {
+			.ncpus = 2, .plain_events = e == ENC_ROWS, .fixed_columns = e == ENC_COLUMNS,
+		};
+		struct synth_log *s;
 
-		for (size_t i = 0; i < sizeof(odd_ts) / sizeof(odd_ts[0]); i++) {
+		paths[e] = test_path(dir, names[e]);
+		s = synth_log_create(paths[e], &opt);
+		for (size_t i = 0; i < nodd; i++) {
 			struct ev_complete c = {
 				SYNTH_HDR(EV_COMPLETE, odd_ts[i], 7, 7), .res = (int32_t)i,
 				.ring = 0x1111, .req = 0x2000 + i,
+			};
+
+			SYNTH_EMIT(s, 0, c);
+		}
+		for (size_t i = 0; i < nextreme; i++) {
+			struct ev_complete c = {
+				SYNTH_HDR(EV_COMPLETE, 2000000000ull + i, (uint32_t)odd_s32[i], 7),
+				.res = odd_s32[i], .ring = odd_u64[i], .req = ~odd_u64[i],
+				.user_data = odd_u64[nextreme - 1 - i], .cflags = (uint32_t)odd_s32[i],
 			};
 
 			SYNTH_EMIT(s, 0, c);
@@ -262,29 +293,32 @@ START_TEST(test_events_columns)
 		}
 		synth_flush(s);
 		synth_finish(s, "test");
-		walk_log(paths[plain], &w[plain]);
-		ck_assert_msg(w[plain].open_ret == 0, "open: %s", w[plain].open_msg);
-		ck_assert_int_eq(w[plain].stop, LOG_STOP_END);
-		ck_assert_uint_eq(w[plain].records,
-				  20000 * 2 + 13333 + sizeof(odd_ts) / sizeof(odd_ts[0]));
-		ck_assert_uint_eq(w[plain].payload_errors + w[plain].record_errors, 0);
-		ck_assert_int_eq(stat(paths[plain], &st[plain]), 0);
+		walk_log(paths[e], &w[e]);
+		ck_assert_msg(w[e].open_ret == 0, "open: %s", w[e].open_msg);
+		ck_assert_int_eq(w[e].stop, LOG_STOP_END);
+		ck_assert_uint_eq(w[e].records, 20000 * 2 + 13333 + nodd + nextreme);
+		ck_assert_uint_eq(w[e].payload_errors + w[e].record_errors, 0);
+		ck_assert_int_eq(stat(paths[e], &st[e]), 0);
+		for (int t = 0; t < ENC_N; t++)
+			ck_assert_uint_eq(count_disk_frames(paths[e], disk_type[t]), t == e ? 2 : 0);
 	}
-	ck_assert_uint_eq(w[0].records_crc, w[1].records_crc);
-	ck_assert_uint_eq(count_disk_frames(paths[0], LOG_FRAME_EVENTS_COLUMNS), 2);
-	ck_assert_uint_eq(count_disk_frames(paths[0], LOG_FRAME_EVENTS), 0);
-	ck_assert_uint_eq(count_disk_frames(paths[1], LOG_FRAME_EVENTS), 2);
-	ck_assert_msg(st[0].st_size * 2 < st[1].st_size, "columns %lld bytes, rows %lld",
-		      (long long)st[0].st_size, (long long)st[1].st_size);
+	ck_assert_uint_eq(w[ENC_PACKED].records_crc, w[ENC_ROWS].records_crc);
+	ck_assert_uint_eq(w[ENC_COLUMNS].records_crc, w[ENC_ROWS].records_crc);
+	ck_assert_msg(st[ENC_COLUMNS].st_size * 2 < st[ENC_ROWS].st_size,
+		      "columns %lld bytes, rows %lld", (long long)st[ENC_COLUMNS].st_size,
+		      (long long)st[ENC_ROWS].st_size);
+	ck_assert_msg(st[ENC_PACKED].st_size <= st[ENC_COLUMNS].st_size,
+		      "packed %lld bytes, columns %lld", (long long)st[ENC_PACKED].st_size,
+		      (long long)st[ENC_COLUMNS].st_size);
 
-	/* The timestamps themselves, and the flag the reader sets. */
-	{
+	/* The values themselves, and the flags the reader sets. */
+	for (int e = ENC_PACKED; e <= ENC_COLUMNS; e++) {
 		struct log_reader *r;
 		struct log_frame f;
 		char msg[LOG_MSG_LEN];
 		size_t i = 0;
 
-		ck_assert_int_eq(log_reader_open(&r, paths[0], msg, sizeof(msg)), 0);
+		ck_assert_int_eq(log_reader_open(&r, paths[e], msg, sizeof(msg)), 0);
 		while (log_reader_next(r, &f)) {
 			const void *buf;
 			size_t len, pos = 0;
@@ -295,23 +329,43 @@ START_TEST(test_events_columns)
 			if (f.h.type != LOG_FRAME_EVENTS || f.h.stream != 0)
 				continue;
 			ck_assert(f.columns);
+			ck_assert(f.packed == (e == ENC_PACKED));
 			ck_assert_uint_eq(f.h.first_ts, 0);
 			ck_assert_uint_eq(f.h.last_ts, UINT64_MAX - 7);
 			ck_assert_int_eq(log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg)), 0);
 			while (log_next_record(log_reader_layout(r), buf, len, &pos, &rec, &known,
-					       scratch, msg, sizeof(msg)) > 0)
-				ck_assert_uint_eq(rec->ts, odd_ts[i++]);
+					       scratch, msg, sizeof(msg)) > 0) {
+				const struct ev_complete *c = (const void *)rec;
+				size_t x = i - nodd;
+
+				if (i++ < nodd) {
+					ck_assert_uint_eq(rec->ts, odd_ts[i - 1]);
+					continue;
+				}
+				ck_assert_uint_eq(c->tid, (uint32_t)odd_s32[x]);
+				ck_assert_int_eq(c->res, odd_s32[x]);
+				ck_assert_uint_eq(c->cflags, (uint32_t)odd_s32[x]);
+				ck_assert_uint_eq(c->ring, odd_u64[x]);
+				ck_assert_uint_eq(c->req, ~odd_u64[x]);
+				ck_assert_uint_eq(c->user_data, odd_u64[nextreme - 1 - x]);
+			}
 		}
-		ck_assert_uint_eq(i, sizeof(odd_ts) / sizeof(odd_ts[0]));
+		ck_assert_uint_eq(i, nodd + nextreme);
 		log_reader_close(r);
 	}
 
-	/* EVENTS_DELTA does not exist in 1.x: such a log stops there, loudly. */
-	set_major(paths[0], 1);
-	walk_log(paths[0], &w[0]);
-	ck_assert_int_eq(w[0].stop, LOG_STOP_UNSUPPORTED);
-	ck_assert_uint_eq(w[0].events_frames, 0);
-	ck_assert_msg(strstr(w[0].stop_msg, "must be understood"), "%s", w[0].stop_msg);
+	/*
+	 * EVENTS_PACKED does not exist in 2.x, EVENTS_COLUMNS not in 1.x:
+	 * such logs stop there, loudly.
+	 */
+	set_major(paths[ENC_PACKED], 2);
+	set_major(paths[ENC_COLUMNS], 1);
+	for (int e = ENC_PACKED; e <= ENC_COLUMNS; e++) {
+		walk_log(paths[e], &w[e]);
+		ck_assert_int_eq(w[e].stop, LOG_STOP_UNSUPPORTED);
+		ck_assert_uint_eq(w[e].events_frames, 0);
+		ck_assert_msg(strstr(w[e].stop_msg, "must be understood"), "%s", w[e].stop_msg);
+	}
 
 	/* Not whole known records: refused, and the log stays intact. */
 	{
@@ -335,8 +389,86 @@ START_TEST(test_events_columns)
 		ck_assert_uint_eq(w[0].events_frames, 0);
 	}
 	test_rmtree(dir);
-	free(paths[0]);
-	free(paths[1]);
+	for (int e = 0; e < ENC_N; e++)
+		free(paths[e]);
+	free(dir);
+}
+END_TEST
+
+/*
+ * Damaged EVENTS_PACKED payloads (one task_exit record: type byte, then
+ * the varints of ts, tid and tgid, flags as 2 bytes, exit_code's varint):
+ * every one refused with a message that names the problem, never read as
+ * records; the largest values each varint can hold are read exactly.
+ */
+START_TEST(test_packed_damaged)
+{
+	static const struct {
+		const char *what;
+		unsigned char p[24];
+		size_t len;
+		const char *want;	/* NULL: reads */
+	} cases[] = {
+		{ "valid", { 3, 0xd0, 0x0f, 14, 14, 0x34, 0x12, 1 }, 8, NULL },
+		{ "largest", { 3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+			       0xff, 0xff, 0xff, 0xff, 0x0f, 14, 0x34, 0x12, 1 }, 20, NULL },
+		{ "cut value", { 3, 0xd0, 0x0f, 14, 14, 0x34, 0x12, 0x81 }, 8, "runs past" },
+		{ "cut record", { 3, 0xd0, 0x0f, 14, 14, 0x34, 0x12 }, 7, "runs past" },
+		{ "cut fixed", { 3, 0xd0, 0x0f, 14, 14, 0x34 }, 6, "runs past" },
+		{ "33 bits", { 3, 0xd0, 0x0f, 0xff, 0xff, 0xff, 0xff, 0x1f, 14, 0x34, 0x12, 1 },
+		  12, "does not fit" },
+		{ "6 bytes", { 3, 0xd0, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 14, 0x34, 0x12,
+			       1 }, 13, "does not fit" },
+		{ "65 bits", { 3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02,
+			       14, 14, 0x34, 0x12, 1 }, 15, "does not fit" },
+		{ "11 bytes", { 3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+				0x00, 14, 14, 0x34, 0x12, 1 }, 16, "does not fit" },
+		{ "trailing", { 3, 0xd0, 0x0f, 14, 14, 0x34, 0x12, 1, 0 }, 9, "1 bytes are left" },
+	};
+	char *dir = test_tmpdir();
+	char *path = test_path(dir, "packed.log");
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct synth_log *s = synth_log_create(path, NULL);
+		struct log_reader *r;
+		struct log_frame f;
+		char msg[LOG_MSG_LEN];
+		const void *buf;
+		size_t len;
+		int ret = 1;
+
+		synth_frame(s, LOG_FRAME_EVENTS_PACKED, LOG_FRAME_F_MUST_UNDERSTAND, 0, 1,
+			    cases[c].p, cases[c].len);
+		synth_finish(s, "test");
+		ck_assert_int_eq(log_reader_open(&r, path, msg, sizeof(msg)), 0);
+		while (log_reader_next(r, &f) > 0) {
+			if (f.h.type != LOG_FRAME_EVENTS)
+				continue;
+			ck_assert(f.packed);
+			ret = log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg));
+			break;
+		}
+		if (cases[c].want) {
+			ck_assert_msg(ret == -1, "%s: read", cases[c].what);
+			ck_assert_msg(strstr(msg, cases[c].want) && strstr(msg, path) &&
+				      strstr(msg, "damaged"), "%s: %s", cases[c].what, msg);
+		} else {
+			struct ev_task_exit e;
+
+			ck_assert_msg(ret == 0, "%s: %s", cases[c].what, msg);
+			ck_assert_uint_eq(len, sizeof(e));
+			memcpy(&e, buf, sizeof(e));
+			ck_assert_uint_eq(e.ts, c ? 1ull << 63 : 1000);
+			ck_assert_uint_eq(e.tid, c ? 1u << 31 : 7);
+			ck_assert_uint_eq(e.tgid, 7);
+			ck_assert_uint_eq(e.type, EV_TASK_EXIT);
+			ck_assert_uint_eq(e.flags, 0x1234);
+			ck_assert_int_eq(e.exit_code, -1);
+		}
+		log_reader_close(r);
+	}
+	test_rmtree(dir);
+	free(path);
 	free(dir);
 }
 END_TEST
@@ -830,6 +962,7 @@ static Suite *log_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_events_columns);
+	tcase_add_test(tc, test_packed_damaged);
 	tcase_add_test(tc, test_truncate_every_byte);
 	tcase_add_test(tc, test_flip_every_byte);
 	tcase_add_test(tc, test_unknown_frames);

@@ -57,6 +57,7 @@ struct synth_log *synth_log_create(const char *path, const struct synth_options 
 	if (s->ncpus > SYNTH_MAX_CPUS)
 		die(path, "too many CPUs");
 	s->plain_events = opt->plain_events || opt->records_json;
+	wopt.fixed_columns = opt->fixed_columns;
 	if (log_writer_create(&s->w, path, &wopt, err, sizeof(err)))
 		die(path, err);
 

@@ -25,10 +25,12 @@ struct synth_options {
 	const char *hostname;
 	/*
 	 * Write EVENTS frames as format 1.0 did (absolute timestamps) instead
-	 * of the recorder's EVENTS_DELTA; implied by records_json, whose
+	 * of the recorder's EVENTS_PACKED; implied by records_json, whose
 	 * records the writer cannot walk.
 	 */
 	bool plain_events;
+	/* Write format 2.0's EVENTS_COLUMNS frames instead of EVENTS_PACKED. */
+	bool fixed_columns;
 };
 
 /* Create path with a META frame; aborts the test program on failure. */
