@@ -498,9 +498,30 @@ static inline uint64_t zigzag64(uint64_t d)
 	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
 }
 
-static inline uint32_t zigzag32(uint32_t d)
+/*
+ * n values of width 4 or 8 at base in the records (rec, rec_off), as
+ * varints of their difference from *prev, which is updated.  A 4-byte
+ * difference is sign-extended first, so its zigzag fits 32 bits.  Inline
+ * with a constant width: one loop of fixed size per caller.
+ */
+static inline __attribute__((always_inline)) unsigned char *
+pack_values(unsigned char *to, const unsigned char *base, unsigned width,
+	    const uint32_t *rec, uint32_t n, const uint32_t *rec_off, uint64_t *prev)
 {
-	return (d << 1) ^ (uint32_t)((int32_t)d >> 31);
+	uint64_t last = *prev;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t v = 0, d;
+
+		memcpy(&v, base + rec_off[rec[k]], width);
+		d = v - last;
+		if (width == 4)
+			d = (uint64_t)(int64_t)(int32_t)(uint32_t)d;
+		to = put_uvarint(to, zigzag64(d));
+		last = v;
+	}
+	*prev = last;
+	return to;
 }
 
 /*
@@ -519,32 +540,10 @@ static unsigned char *pack_column(unsigned char *to, const struct ev_column *col
 			to = put_uvarint(to, zigzag64(rec_dts[rec[k]]));
 		return to;
 	}
-	if (col->size == 4) {
-		uint32_t last = (uint32_t)*prev;
-
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t v;
-
-			memcpy(&v, base + rec_off[rec[k]], 4);
-			to = put_uvarint(to, zigzag32(v - last));
-			last = v;
-		}
-		*prev = last;
-		return to;
-	}
-	if (col->size == 8) {
-		uint64_t last = *prev;
-
-		for (uint32_t k = 0; k < n; k++) {
-			uint64_t v;
-
-			memcpy(&v, base + rec_off[rec[k]], 8);
-			to = put_uvarint(to, zigzag64(v - last));
-			last = v;
-		}
-		*prev = last;
-		return to;
-	}
+	if (col->size == 4)
+		return pack_values(to, base, 4, rec, n, rec_off, prev);
+	if (col->size == 8)
+		return pack_values(to, base, 8, rec, n, rec_off, prev);
 	return encode_column(to, col, src, rec, n, rec_off, rec_dts);
 }
 
