@@ -8,10 +8,12 @@
  * uring-record would have written a record for.
  *
  *   iou_cnt [--syscalls=tracepoint|raw|none] [--io-wq=sched_switch|none]
- *           [--clock] [-o FILE] [-- COMMAND...]
+ *           [--clock] [--thread] [-o FILE] [-- COMMAND...]
  *
  * --clock also reads the clock uring-record stamps its records with, once
- * per event: the floor of a recorder that places events in time.
+ * per event: the floor of a recorder that places events in time.  --thread
+ * also asks, once per event, which thread it is (bpf_get_current_pid_tgid):
+ * both together, the floor of a recorder that says when and where.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,7 +46,7 @@ static void on_signal(int sig)
 static int usage(void)
 {
 	fprintf(stderr, "usage: iou_cnt [--syscalls=tracepoint|raw|none] "
-		"[--io-wq=sched_switch|none] [--clock] [-o FILE] [-- COMMAND...]\n");
+		"[--io-wq=sched_switch|none] [--clock] [--thread] [-o FILE] [-- COMMAND...]\n");
 	return 2;
 }
 
@@ -107,9 +109,10 @@ static int write_counts(struct iou_cnt_bpf *skel, const char *path, int ncpus,
 			events += total[slot];
 	}
 	fprintf(f, "{\"tool\":\"iou_cnt\",\"syscalls\":\"%s\",\"io_wq\":\"%s\","
-		"\"clock\":%s,\"events\":%llu,\"hooks\":{", syscalls,
+		"\"clock\":%s,\"thread\":%s,\"events\":%llu,\"hooks\":{", syscalls,
 		sched_switch ? "sched_switch" : "none",
-		skel->rodata->read_clock ? "true" : "false", events);
+		skel->rodata->read_clock ? "true" : "false",
+		skel->rodata->read_thread ? "true" : "false", events);
 	for (unsigned slot = 0; slot < CNT_SLOTS; slot++)
 		fprintf(f, "%s\"%s\":%llu", slot ? "," : "", slot_names[slot], total[slot]);
 	fprintf(f, "}}\n");
@@ -127,11 +130,12 @@ int main(int argc, char **argv)
 		{ "syscalls", required_argument, NULL, 's' },
 		{ "io-wq", required_argument, NULL, 'w' },
 		{ "clock", no_argument, NULL, 'c' },
+		{ "thread", no_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *syscalls = "tracepoint", *output = NULL;
-	bool sched_switch = true, read_clock = false;
+	bool sched_switch = true, read_clock = false, read_thread = false;
 	struct iou_cnt_bpf *skel = NULL;
 	struct btf *vmlinux = NULL;
 	sigset_t block, old;
@@ -154,6 +158,9 @@ int main(int argc, char **argv)
 		case 'c':
 			read_clock = true;
 			break;
+		case 't':
+			read_thread = true;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -174,6 +181,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	skel->rodata->read_clock = read_clock;
+	skel->rodata->read_thread = read_thread;
 	select_programs(skel, vmlinux, syscalls, sched_switch);
 	if (iou_cnt_bpf__load(skel) || iou_cnt_bpf__attach(skel)) {
 		fprintf(stderr, "iou_cnt: cannot load or attach: %s\n", strerror(errno));

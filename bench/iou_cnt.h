@@ -45,10 +45,14 @@ enum { CNT_SLOT_LIST(CNT_ENUM) CNT_SLOTS };
 /* Slots that uring-record would have written a record for. */
 #define CNT_RECORDED_SLOTS CNT_TASK_WORK_RUN_EMPTY
 
-/* A counter slot, per CPU: its hits, and with --clock the last time read. */
+/*
+ * A counter slot, per CPU: its hits, with --clock the last time read, and
+ * with --thread the last thread's bpf_get_current_pid_tgid().
+ */
 struct cnt_slot {
 	__u64 hits;
 	__u64 last_ts;
+	__u64 last_pid_tgid;
 };
 
 #define CNT_NR_IO_URING_SETUP		425
