@@ -84,7 +84,7 @@ static const struct argp_option options[] = {
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "BPF ring buffer per CPU, a power of two "
 	  "(default: 128M shared by the online CPUs, 4M to 32M each)", 4 },
 	{ "drain-interval", OPT_DRAIN, "TIME", 0, "Empty the ring buffers this often "
-	  "(default: 5ms)", 4 },
+	  "(default: 50ms, or the flush interval if shorter)", 4 },
 	{ "flush-interval", OPT_FLUSH, "TIME", 0, "Write buffered events at least this "
 	  "often, at most 1s (default: 1s)", 4 },
 	{ "queue-size", OPT_QUEUE, "SIZE", 0, "Memory for events waiting to be compressed "
@@ -208,6 +208,9 @@ static int check_env(struct env *env)
 		return bad("--ring-size", buf,
 			   "must be a power of two from 4K to 1G (e.g. 4M, 8M, 16M)");
 	}
+	/* a flush interval shorter than the default drain takes it along */
+	if (!env->drain_given && env->flush_ns < env->drain_ns)
+		env->drain_ns = env->flush_ns > 100000 ? env->flush_ns : 100000;
 	if (env->drain_ns < 100000 || env->drain_ns > 1000000000ull) {
 		snprintf(buf, sizeof(buf), "%lluns", (unsigned long long)env->drain_ns);
 		return bad("--drain-interval", buf, "must be from 100us to 1s");
@@ -283,6 +286,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_RING_SIZE:
 		return size_opt("--ring-size", arg, &env->ring_size);
 	case OPT_DRAIN:
+		env->drain_given = true;
 		return duration_opt("--drain-interval", arg, &env->drain_ns);
 	case OPT_FLUSH:
 		return duration_opt("--flush-interval", arg, &env->flush_ns);

@@ -725,10 +725,15 @@ static void run(struct recorder *r)
 	uint64_t next_flush = now + r->env.flush_ns;
 	uint64_t next_clock = now + CLOCK_PERIOD_NS;
 	uint64_t deadline = r->env.duration_ns ? now + r->env.duration_ns : UINT64_MAX;
-	int drain_ms = (int)((r->env.drain_ns + 999999) / 1000000);
 
 	while (!r->stop_reason) {
-		unsigned tags = ringbufs_wait(&r->rb, drain_ms);
+		/* the next drain, flush or --duration's end, whichever is first */
+		uint64_t wake = now + r->env.drain_ns;
+		unsigned tags;
+
+		wake = next_flush < wake ? next_flush : wake;
+		wake = deadline < wake ? deadline : wake;
+		tags = ringbufs_wait(&r->rb, wake > now ? (int)((wake - now + 999999) / 1000000) : 0);
 
 		ringbufs_drain(&r->rb, false);
 		if (tags & (1u << TAG_SIGNAL))

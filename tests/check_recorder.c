@@ -107,10 +107,33 @@ START_TEST(test_env_defaults)
 	ck_assert_str_eq(env.output, "uring.log");
 	ck_assert_uint_eq(env.ring_size, 0);	/* chosen from the CPU count */
 	ck_assert_uint_eq(env.flush_ns, 1000000000ull);
+	ck_assert_uint_eq(env.drain_ns, 50000000ull);
 	ck_assert_int_eq(env.zstd_level, LOG_DEFAULT_ZSTD_LEVEL);
 	ck_assert(!env.command);
 	ck_assert(!env.follow);
 	ck_assert_int_eq(env.io_wq, IO_WQ_AUTO);
+	env_free(&env);
+}
+END_TEST
+
+/* A flush interval shorter than the default drain takes the drain along,
+ * unless the drain interval was given. */
+START_TEST(test_env_drain_follows_flush)
+{
+	char *short_flush[] = { "uring-record", "--flush-interval", "20ms", NULL };
+	char *tiny_flush[] = { "uring-record", "--flush-interval", "100us", NULL };
+	char *both[] = { "uring-record", "--flush-interval", "20ms", "--drain-interval", "30ms",
+			 NULL };
+	struct env env;
+
+	ck_assert_int_eq(parse(&env, short_flush), 0);
+	ck_assert_uint_eq(env.drain_ns, 20000000ull);
+	ck_assert_uint_eq(env.flush_ns, 20000000ull);
+	env_free(&env);
+	ck_assert_int_eq(parse(&env, tiny_flush), 0);
+	ck_assert_uint_eq(env.drain_ns, 100000ull);
+	env_free(&env);
+	ck_assert_int_ne(parse(&env, both), 0);
 	env_free(&env);
 }
 END_TEST
@@ -870,6 +893,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_parse_size);
 	tcase_add_test(tc, test_parse_duration);
 	tcase_add_test(tc, test_env_defaults);
+	tcase_add_test(tc, test_env_drain_follows_flush);
 	tcase_add_test(tc, test_default_ring_size);
 	tcase_add_test(tc, test_env_options);
 	tcase_add_test(tc, test_env_command);

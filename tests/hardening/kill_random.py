@@ -20,7 +20,7 @@ iterations, seed = int(sys.argv[6]), int(sys.argv[7])
 rng = random.Random(seed)
 
 FLUSH_NS = 1_000_000_000          # --flush-interval 1s (the default, the maximum)
-DRAIN_NS = 5_000_000              # --drain-interval 5ms (the default)
+DRAIN_NS = 50_000_000             # --drain-interval 50ms (the default)
 SLACK_NS = 250_000_000            # scheduling, compression and write of the last frame
 
 failures = []
