@@ -8,7 +8,14 @@ bench_fxt_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter
 bench_fxt_bench_LDADD = converter/libfxt.a
 CLEANFILES += bench/fxt_bench$(EXEEXT)
 
-bench: bench/fxt_bench$(EXEEXT) $(BENCH_RECORDER_TOOLS)
+# pack_bench: ns per record of common/log_writer (packing, zstd, write) on a real log:
+# the recorder's writer thread per event, without BPF or root.
+EXTRA_PROGRAMS += bench/pack_bench
+bench_pack_bench_SOURCES = bench/pack_bench.c
+bench_pack_bench_LDADD = $(COMMON_LIBS)
+CLEANFILES += bench/pack_bench$(EXEEXT)
+
+bench: bench/fxt_bench$(EXEEXT) bench/pack_bench$(EXEEXT) $(BENCH_RECORDER_TOOLS)
 .PHONY: bench
 
 # iou_cnt: the count-only BPF floor bench/run compares uring-record with:
