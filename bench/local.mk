@@ -15,7 +15,10 @@ bench_pack_bench_SOURCES = bench/pack_bench.c
 bench_pack_bench_LDADD = $(COMMON_LIBS)
 CLEANFILES += bench/pack_bench$(EXEEXT)
 
-bench: bench/fxt_bench$(EXEEXT) bench/pack_bench$(EXEEXT) $(BENCH_RECORDER_TOOLS)
+# The programs bench/run measures are rebuilt too: a uring-record left
+# linked with an older libcommon.a was once measured as the new one.
+bench: bench/fxt_bench$(EXEEXT) bench/pack_bench$(EXEEXT) converter/uring-convert$(EXEEXT) \
+	$(BENCH_RECORDER_TOOLS)
 .PHONY: bench
 
 # iou_cnt: the count-only BPF floor bench/run compares uring-record with:
@@ -47,5 +50,5 @@ bench_scrub_bench_SOURCES = bench/scrub_bench.c
 bench_scrub_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder
 bench_scrub_bench_LDADD = recorder/librecorder.a $(COMMON_LIBS)
 CLEANFILES += bench/scrub_bench$(EXEEXT)
-BENCH_RECORDER_TOOLS = bench/iou_cnt$(EXEEXT) bench/scrub_bench$(EXEEXT)
+BENCH_RECORDER_TOOLS = bench/iou_cnt$(EXEEXT) bench/scrub_bench$(EXEEXT) recorder/uring-record$(EXEEXT)
 endif
