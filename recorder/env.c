@@ -210,8 +210,8 @@ static int check_env(struct env *env)
 	}
 	/* a flush interval shorter than the default drain takes it along */
 	if (!env->drain_given && env->flush_ns < env->drain_ns)
-		env->drain_ns = env->flush_ns > 100000 ? env->flush_ns : 100000;
-	if (env->drain_ns < 100000 || env->drain_ns > 1000000000ull) {
+		env->drain_ns = env->flush_ns > ENV_MIN_DRAIN_NS ? env->flush_ns : ENV_MIN_DRAIN_NS;
+	if (env->drain_ns < ENV_MIN_DRAIN_NS || env->drain_ns > ENV_MAX_DRAIN_NS) {
 		snprintf(buf, sizeof(buf), "%lluns", (unsigned long long)env->drain_ns);
 		return bad("--drain-interval", buf, "must be from 100us to 1s");
 	}

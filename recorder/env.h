@@ -44,6 +44,10 @@ enum syscall_mode {
  * quarter full wakes the recorder at once, whatever the interval.
  */
 #define ENV_DEFAULT_DRAIN_NS		(50ull * 1000 * 1000)
+/* --drain-interval's range: the epoll wait is in whole milliseconds, so
+ * anything below 1 ms drains every millisecond anyway. */
+#define ENV_MIN_DRAIN_NS		(100ull * 1000)
+#define ENV_MAX_DRAIN_NS		(1000ull * 1000 * 1000)
 #define ENV_DEFAULT_FLUSH_NS		(1000ull * 1000 * 1000)
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
 #define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
