@@ -143,9 +143,13 @@ int main(int argc, char **argv)
 		char err[256];
 		double t0;
 
-		if (log_writer_create(&w, out, &opt, err, sizeof(err)) ||
-		    log_write_meta(w, "{}", 2)) {
+		if (log_writer_create(&w, out, &opt, err, sizeof(err))) {
 			fprintf(stderr, "pack_bench: %s\n", err);
+			goto out;
+		}
+		if (log_write_meta(w, "{}", 2)) {
+			fprintf(stderr, "pack_bench: %s: cannot write the metadata frame\n", out);
+			log_writer_abort(w);
 			goto out;
 		}
 		t0 = cpu_ns();
