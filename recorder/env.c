@@ -215,7 +215,7 @@ static int check_env(struct env *env)
 		snprintf(buf, sizeof(buf), "%lluns", (unsigned long long)env->drain_ns);
 		return bad("--drain-interval", buf, "must be from 100us to 1s");
 	}
-	if (env->flush_ns < env->drain_ns || env->flush_ns > 1000000000ull) {
+	if (env->flush_ns < env->drain_ns || env->flush_ns > ENV_MAX_FLUSH_NS) {
 		snprintf(buf, sizeof(buf), "%lluns", (unsigned long long)env->flush_ns);
 		return bad("--flush-interval", buf,
 			   "must be from the drain interval to 1s (a killed recorder "

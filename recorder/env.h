@@ -49,6 +49,9 @@ enum syscall_mode {
 #define ENV_MIN_DRAIN_NS		(100ull * 1000)
 #define ENV_MAX_DRAIN_NS		(1000ull * 1000 * 1000)
 #define ENV_DEFAULT_FLUSH_NS		(1000ull * 1000 * 1000)
+/* --flush-interval's upper bound: a killed recorder loses at most one
+ * flush interval, so it stays short; the lower is the drain interval. */
+#define ENV_MAX_FLUSH_NS		(1000ull * 1000 * 1000)
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
 #define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
 #define ENV_MAX_PIDS			4096
