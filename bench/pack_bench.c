@@ -77,6 +77,7 @@ static int load(const char *path, struct saved_frame **frames, long *nframes, ui
 			cap = cap ? 2 * cap : 256;
 			s = realloc(*frames, cap * sizeof(*s));
 			if (!s) {
+				fprintf(stderr, "pack_bench: %s: out of memory\n", path);
 				ret = -1;
 				break;
 			}
@@ -89,6 +90,7 @@ static int load(const char *path, struct saved_frame **frames, long *nframes, ui
 		};
 		s->records = malloc(len);
 		if (!s->records) {
+			fprintf(stderr, "pack_bench: %s: out of memory\n", path);
 			ret = -1;
 			break;
 		}
@@ -136,8 +138,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ns = calloc(rounds, sizeof(*ns));
-	if (!ns)
+	if (!ns) {
+		fprintf(stderr, "pack_bench: out of memory\n");
 		goto out;
+	}
 	for (int i = 0; i < rounds; i++) {
 		struct log_writer *w;
 		char err[256];
