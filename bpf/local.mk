@@ -38,10 +38,11 @@ bpf/uring_record_direct.bpf.o: $(BPF_DEPS)
 bpf/uring_record.skel.h: bpf/uring_record.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name uring_record_bpf > $@.tmp && mv -f $@.tmp $@
 
-# The elf_bytes() bodies (one string each) are dropped before comparing.
+# The elf_bytes() definitions (the object's bytes, laid out differently by
+# each bpftool version) are dropped before comparing.
 SKEL_SHAPE = sed -e 's/uring_record_direct_bpf/uring_record_bpf/g' \
 	-e 's/URING_RECORD_DIRECT_BPF/URING_RECORD_BPF/g' \
-	-e '/^\*sz = [0-9]*;$$/,/^}$$/d' -e '/^	\*sz = [0-9]*;$$/,/^}$$/d'
+	-e '/^static inline const void \*uring_record_bpf__elf_bytes(size_t \*sz)$$/,/^}$$/d'
 
 bpf/uring_record_direct.skel.h: bpf/uring_record_direct.bpf.o bpf/uring_record.skel.h
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name uring_record_direct_bpf > $@.tmp && \

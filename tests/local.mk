@@ -1,6 +1,12 @@
 # tests/: Check unit tests on synthetic logs (no root needed), the
 # ground-truth workload program and the live tests (root + BPF).
 
+# Every test is bounded: timeout(1) sends SIGTERM to the process group of
+# a test still running after TEST_TIME_LIMIT seconds (the live tests then
+# stop what they started, tests/live/lib.sh), and SIGKILL 30 s later.
+TEST_TIME_LIMIT = 900
+LOG_COMPILER = timeout -k 30 $(TEST_TIME_LIMIT)
+
 if HAVE_CHECK
 noinst_LIBRARIES += tests/libtestutil.a
 tests_libtestutil_a_SOURCES = \

@@ -511,7 +511,6 @@ struct wl_ring *wl_ring_new(struct wl_run *run, const char *name,
 	r->track = true;
 	r->log_calls = true;
 	r->tally = wl_xcalloc(1, sizeof(*r->tally));
-	r->setup_flags = p.flags;
 	r->sq_thread_idle_ms = p.sq_thread_idle;
 
 	pthread_mutex_lock(&setup_lock);
@@ -521,6 +520,8 @@ struct wl_ring *wl_ring_new(struct wl_run *run, const char *name,
 	/* liburing 2.3 returns -errno; older builds returned -1 and errno */
 	if (ret == -1 && errno > 1)
 		ret = -errno;
+	/* as the kernel got them: liburing may add flags (NO_SQARRAY) */
+	r->setup_flags = p.flags;
 	record_setup(run, ret < 0 ? NULL : r, entries, &p, ret < 0 ? ret : r->ring.ring_fd);
 	pthread_mutex_unlock(&setup_lock);
 	if (ret < 0) {
@@ -953,8 +954,11 @@ static unsigned publish_sqes(struct wl_ring *r)
 	unsigned n = sq->sqe_tail - sq->sqe_head;
 	unsigned i;
 
+	/* liburing 2.6+ asks for IORING_SETUP_NO_SQARRAY (Linux 6.6+) where
+	 * the kernel has it: no array, the kernel takes SQEs in ring order. */
 	for (i = 0; i < n; i++) {
-		sq->array[ktail & sq->ring_mask] = sq->sqe_head & sq->ring_mask;
+		if (sq->array)
+			sq->array[ktail & sq->ring_mask] = sq->sqe_head & sq->ring_mask;
 		ktail++;
 		sq->sqe_head++;
 	}

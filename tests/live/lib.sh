@@ -62,12 +62,45 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+# make check runs each test under timeout(1) (tests/local.mk), which sends
+# SIGTERM to the test's process group: end through the EXIT trap, so that
+# recorders detached into sessions of their own are stopped too.
+trap 'fail "stopped by SIGTERM (the time limit of make check?)"' TERM
+trap 'fail "stopped by SIGINT"' INT
+
+# pid_of_cmdline PREFIX: the newest process whose command line (arguments
+# joined by spaces) starts with PREFIX, from /proc (no procps needed).
+pid_of_cmdline() {
+	poc_found=""
+	for poc_dir in /proc/[0-9]*; do
+		poc_cmd=$(tr '\0' ' ' <"$poc_dir/cmdline" 2>/dev/null) || continue
+		case "$poc_cmd" in
+		"$1"*)	poc_pid=${poc_dir#/proc/}
+			[ -n "$poc_found" ] && [ "$poc_found" -gt "$poc_pid" ] || poc_found=$poc_pid ;;
+		esac
+	done
+	echo "$poc_found"
+}
+
+# proc_field PID N: field N of /proc/PID/stat counted from the state (1),
+# after the comm, which may hold spaces: 2 ppid, 3 pgrp, 4 session.
+proc_field() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f"$2"
+}
+
+# proc_running PID: PID is a process that has not exited (a zombie has).
+proc_running() {
+	pr_state=$(proc_field "$1" 1)
+	[ -n "$pr_state" ] && [ "$pr_state" != Z ] && [ "$pr_state" != X ]
+}
 
 # record [uring-record options...]: runs the recorder (elevated if needed),
-# with its stderr in $T/record.err; sets $record_status.
+# with its stderr in $T/record.err; sets $record_status.  A recorder still
+# running after RECORD_LIMIT seconds (default 120) is stopped: status 124.
 record() {
 	record_status=0
-	$SUDO "$RECORDER" "$@" 2>"$T/record.err" || record_status=$?
+	timeout -k 10 "${RECORD_LIMIT:-120}" $SUDO "$RECORDER" "$@" 2>"$T/record.err" ||
+		record_status=$?
 	cat "$T/record.err" >&2
 }
 
@@ -75,13 +108,15 @@ record() {
 # the background, in a session of its own (the command it runs may outlive
 # a killed recorder: stop_detached kills the whole session), stderr in
 # $T/record.err.  recorder_pid waits until LOG has grown past MIN_BYTES
-# (default 0) and sets $recorder_pid.
+# (default 0) and sets $recorder_pid; sudo may have started the recorder
+# in a session of its own (use_pty), so it is found by its command line.
 record_detached() {
 	detached_log=$1
 	shift
 	# shellcheck disable=SC2086
 	setsid $SUDO "$RECORDER" -q -o "$detached_log" "$@" 2>"$T/record.err" &
 	detached_launcher=$!
+	recorder_pid=""
 	detached_pgid=""
 	cleanup_hooks="$cleanup_hooks stop_detached"
 }
@@ -93,13 +128,42 @@ recorder_pid() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	recorder_pid=$(pgrep -n -f "^$RECORDER -q -o $detached_log" || true)
+	recorder_pid=$(pid_of_cmdline "$RECORDER -q -o $detached_log ")
 	[ -n "$recorder_pid" ] || fail "the recorder is not running: $(cat "$T/record.err")"
-	detached_pgid=$(ps -o pgid= -p "$recorder_pid" | tr -d ' ')
+	detached_pgid=$(proc_field "$recorder_pid" 3)
 }
+
+# wait_detached SECONDS: wait until the detached recorder ($recorder_pid)
+# has exited by itself; false if it still runs after SECONDS.
+wait_detached() {
+	i=0
+	while proc_running "$recorder_pid"; do
+		[ "$i" -lt $(($1 * 10)) ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# reap_detached: the exit status of the detached recorder, which has
+# stopped; forgets it, so that stop_detached kills nothing.
+reap_detached() {
+	rd_status=0
+	wait "$detached_launcher" || rd_status=$?
+	detached_launcher=""
+	detached_pgid=""
+	return $rd_status
+}
+
+# Kills the detached recorder's process group and the launcher's session
+# (setsid does not fork here: a background job of a shell without job
+# control leads no process group, so its pid is the session's id), then
+# reaps the launcher.
 stop_detached() {
-	[ -z "${detached_pgid:-}" ] || $SUDO kill -KILL -- "-$detached_pgid" 2>/dev/null || true
-	wait "$detached_launcher" 2>/dev/null || true
+	for sd_group in ${detached_pgid:-} ${detached_launcher:-}; do
+		$SUDO kill -KILL -- "-$sd_group" 2>/dev/null || true
+	done
+	[ -z "${detached_launcher:-}" ] || wait "$detached_launcher" 2>/dev/null || true
+	detached_launcher=""
 	detached_pgid=""
 	return 0
 }
