@@ -141,6 +141,11 @@ struct io_uring_sqe {
 	u16 personality;
 } __ur_core;
 
+/* Only its offset inside io_ring_ctx is used (tp_ring_exit). */
+struct work_struct {
+	unsigned long data;
+} __ur_core;
+
 struct io_ring_ctx {
 	unsigned int flags;		/* IORING_SETUP_* */
 	struct io_rings *rings;
@@ -149,6 +154,7 @@ struct io_ring_ctx {
 	unsigned int cached_sq_head;
 	unsigned int sq_entries;
 	unsigned int cq_entries;
+	struct work_struct exit_work;	/* only its offset: container_of */
 } __ur_core;
 
 struct io_cqe {

@@ -98,6 +98,8 @@ const volatile __u32 self_tgid = 0;
 const volatile bool filter_active = false;
 const volatile bool filter_pids = false;
 const volatile bool filter_follow = false;
+/* io_ring_exit_work's address (/proc/kallsyms), 0 when unknown. */
+const volatile __u64 ring_exit_work_fn = 0;
 const volatile bool filter_comm = false;
 const volatile bool filter_cgroup = false;
 /* --cgroup: the directory's cgroup id (its kernfs node id). */
@@ -1346,6 +1348,29 @@ int BPF_PROG(tp_proc_free, struct task_struct *p)
 	start_time = bpf_map_lookup_elem(&pid_filter, &tgid);
 	if (start_time && (!*start_time || *start_time == p->start_time))
 		bpf_map_delete_elem(&pid_filter, &tgid);
+	return 0;
+}
+
+/*
+ * workqueue_execute_end(struct work_struct *work, work_func_t function): a
+ * ring is freed at the end of io_ring_exit_work(), the work item that
+ * io_ring_ctx_wait_and_kill() queues when the ring's last reference goes
+ * (6.1 .. 6.18); the CQEs it posts on the way (cancellations, resource
+ * tags) are recorded, as the ring is still in ring_owner.  Forgetting the
+ * ring here tells the recorder, which waits for the rings of a selection
+ * that has exited, that this one is gone.  No io_uring tracepoint marks a
+ * ring's end.  A raw tracepoint: tp_btf refuses to read the function
+ * pointer argument (its BTF type is not a struct).
+ */
+SEC("?raw_tp/workqueue_execute_end")
+int BPF_PROG(tp_ring_exit, struct work_struct *work, void *function)
+{
+	u64 ring;
+
+	if (!ring_exit_work_fn || (u64)function != ring_exit_work_fn || !filter_active)
+		return 0;
+	ring = (u64)work - bpf_core_field_offset(struct io_ring_ctx, exit_work);
+	bpf_map_delete_elem(&ring_owner, &ring);
 	return 0;
 }
 

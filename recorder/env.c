@@ -23,7 +23,10 @@ static const char doc[] =
 "per-CPU ring buffers into a compressed log (uring-log(5)), with exact\n"
 "counts of anything it could not keep.  It needs CAP_BPF and CAP_PERFMON\n"
 "(or root) and stops on SIGINT, SIGTERM or SIGHUP, when --duration or\n"
-"--max-size is reached, or when COMMAND exits.\n"
+"--max-size is reached, when COMMAND exits, or when every process selected\n"
+"with -p (and with --follow, its descendants) has exited.  Then it waits\n"
+"up to 2 s for the kernel to tear down their rings, to record the CQEs\n"
+"that posts.\n"
 "\n"
 "Without a selection, every process on the host is recorded.  With\n"
 "-- COMMAND, uring-record runs COMMAND as the invoking user (SUDO_UID) and\n"
@@ -58,6 +61,7 @@ enum {
 	OPT_SYSCALLS,
 	OPT_RAW_POINTERS,
 	OPT_RUN_AS_ROOT,
+	OPT_KEEP_RECORDING,
 	OPT_USAGE,
 };
 
@@ -79,6 +83,8 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Stopping:", 3 },
 	{ "duration", 'd', "TIME", 0, "Stop after TIME", 3 },
 	{ "max-size", 's', "SIZE", 0, "Stop when the log reaches SIZE", 3 },
+	{ "keep-recording", OPT_KEEP_RECORDING, NULL, 0, "With -p: record on after every "
+	  "selected process has exited, until stopped", 3 },
 
 	{ NULL, 0, NULL, 0, "Tuning:", 4 },
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "BPF ring buffer per CPU, a power of two "
@@ -229,6 +235,10 @@ static int check_env(struct env *env)
 		msg_error("--follow: nothing to follow; give -p PID or a COMMAND");
 		return EINVAL;
 	}
+	if (env->keep_recording && !env->npids) {
+		msg_error("--keep-recording: give -p PID (a COMMAND's recording ends with it)");
+		return EINVAL;
+	}
 	if (env->run_as_root && !env->command) {
 		msg_error("--run-as-root: there is no COMMAND to run");
 		return EINVAL;
@@ -258,6 +268,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return add_pid(env, arg);
 	case 'F':
 		env->follow = true;
+		return 0;
+	case OPT_KEEP_RECORDING:
+		env->keep_recording = true;
 		return 0;
 	case 'c':
 		if (!*arg || strlen(arg) >= EV_COMM_LEN)

@@ -55,6 +55,12 @@ enum syscall_mode {
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
 #define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
 #define ENV_MAX_PIDS			4096
+/*
+ * How long a recording whose selection exited waits for the kernel to tear
+ * down the rings it used (io_ring_exit_work runs in a kworker after the last
+ * reference is gone, and may wait for requests to be cancelled).
+ */
+#define ENV_RING_TEARDOWN_NS		(2000ull * 1000 * 1000)
 
 struct env {
 	const char *output;
@@ -62,6 +68,7 @@ struct env {
 	pid_t *pids;
 	size_t npids;
 	bool follow;
+	bool keep_recording;		/* -p: on after the selection exited */
 	bool have_comm;
 	char comm[EV_COMM_LEN];
 	const char *cgroup;

@@ -1,7 +1,7 @@
 # recorder/: uring-record, the program that runs on the host (root or
 # CAP_BPF + CAP_PERFMON).  The parts that need no BPF programs and no root
 # (option parsing, pointer scrubbing, frames and their queue, LOSS frames,
-# metadata, /proc task scan, host facts) form recorder/librecorder.a so the
+# metadata, /proc task scan, host facts, the end of a selection) form recorder/librecorder.a so the
 # unit tests can link them.
 
 if BUILD_RECORDER
@@ -15,6 +15,7 @@ recorder_librecorder_a_SOURCES = \
 	recorder/metadata.c recorder/metadata.h \
 	recorder/msg.c recorder/msg.h \
 	recorder/pointer_scrub.c recorder/pointer_scrub.h \
+	recorder/selection.c recorder/selection.h \
 	recorder/tasks.c recorder/tasks.h
 recorder_librecorder_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bpf
 recorder_librecorder_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(LIBBPF_CFLAGS)

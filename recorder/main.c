@@ -45,6 +45,7 @@
 #include "pointer_scrub.h"
 #include "probes.h"
 #include "ringbufs.h"
+#include "selection.h"
 #include "status.h"
 #include "tasks.h"
 #include "tracefs.h"
@@ -90,6 +91,11 @@ struct recorder {
 	const char *stop_reason;
 	char stop_message[256];
 	uint64_t pending_at_stop;
+	/* The selection is over; waiting for its rings' teardown since then. */
+	uint64_t closing_since;
+	const char *closing_reason;
+	char closing_message[256];
+	uint64_t next_selection_check;
 };
 
 /* ------------------------------------------------------------ checks */
@@ -244,6 +250,7 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	skel->rodata->filter_active = filter_active(env);
 	skel->rodata->filter_pids = env->npids || env->command;
 	skel->rodata->filter_follow = env->follow;
+	skel->rodata->ring_exit_work_fn = probes_kernel_func("io_ring_exit_work");
 	skel->rodata->filter_comm = env->have_comm;
 	memcpy((void *)skel->rodata->filter_comm_name, env->comm, EV_COMM_LEN);
 	skel->rodata->filter_cgroup = env->cgroup != NULL;
@@ -719,6 +726,60 @@ static void check_writer(struct recorder *r, bool woken)
 		stop(r, "max-size", "the log reached --max-size");
 }
 
+/*
+ * The selection is over: the COMMAND exited, or every process of -p (and
+ * --follow) has.  The rings they used are torn down after that, in a
+ * kworker (io_ring_exit_work), and the CQEs the teardown posts belong to
+ * the recording: stop once tp_ring_exit saw the last of them go, or after
+ * ENV_RING_TEARDOWN_NS.  Without the hook, or without ring owners (no
+ * selection, or no io_uring_create tracepoint), stop at once.
+ */
+static void selection_over(struct recorder *r, uint64_t now, const char *reason,
+			   const char *message)
+{
+	r->closing_since = now;
+	r->closing_reason = reason;
+	snprintf(r->closing_message, sizeof(r->closing_message), "%s", message);
+}
+
+static bool rings_closing(struct recorder *r)
+{
+	if (!r->skel->rodata->ring_exit_work_fn || !r->skel->bss->ring_owners_valid ||
+	    !probes_attached(&r->probes, "tp_ring_exit"))
+		return false;
+	return selection_rings_closing(bpf_map__fd(r->skel->maps.ring_owner)) > 0;
+}
+
+/* Has everything selected with -p (not a COMMAND) exited?  Looked at every
+ * 100 ms: each look reads /proc for the selected processes. */
+static bool pid_selection_exited(struct recorder *r, uint64_t now)
+{
+	if (!r->env.npids || r->have_cmd || r->env.keep_recording ||
+	    now < r->next_selection_check)
+		return false;
+	r->next_selection_check = now + 100ull * 1000 * 1000;
+	return !selection_any_alive(bpf_map__fd(r->skel->maps.pid_filter));
+}
+
+static void check_selection(struct recorder *r, uint64_t now)
+{
+	char msg[128];
+
+	if (!r->closing_since) {
+		if (r->have_cmd && command_poll(&r->cmd)) {
+			snprintf(msg, sizeof(msg), "the command exited with status %d",
+				 command_exit_code(&r->cmd));
+			selection_over(r, now, "command exited", msg);
+		} else if (pid_selection_exited(r, now)) {
+			selection_over(r, now, "selection exited",
+				       "every selected process has exited");
+		}
+	}
+	if (r->closing_since &&
+	    (now - r->closing_since >= ENV_RING_TEARDOWN_NS || !rings_closing(r)))
+		stop(r, r->closing_reason, "%s", r->closing_message);
+}
+
 static void run(struct recorder *r)
 {
 	uint64_t now = clock_mono_ns();
@@ -727,8 +788,9 @@ static void run(struct recorder *r)
 	uint64_t deadline = r->env.duration_ns ? now + r->env.duration_ns : UINT64_MAX;
 
 	while (!r->stop_reason) {
-		/* the next drain, flush or --duration's end, whichever is first */
-		uint64_t wake = now + r->env.drain_ns;
+		/* the next drain, flush or --duration's end, whichever is first;
+		 * every 5 ms while waiting for a ring's teardown */
+		uint64_t wake = now + (r->closing_since ? 5000000ull : r->env.drain_ns);
 		unsigned tags;
 
 		wake = next_flush < wake ? next_flush : wake;
@@ -739,10 +801,8 @@ static void run(struct recorder *r)
 		if (tags & (1u << TAG_SIGNAL))
 			handle_signals(r);
 		check_writer(r, tags & (1u << TAG_WRITER));
-		if (r->have_cmd && command_poll(&r->cmd))
-			stop(r, "command exited", "the command exited with status %d",
-			     command_exit_code(&r->cmd));
 		now = clock_mono_ns();
+		check_selection(r, now);
 		if (now >= deadline)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {
@@ -853,6 +913,7 @@ static int finish(struct recorder *r)
 	}
 	status_clear(&r->status);
 	if (r->stop_reason && strcmp(r->stop_reason, "command exited") &&
+	    strcmp(r->stop_reason, "selection exited") &&
 	    strcmp(r->stop_reason, "signal") && strcmp(r->stop_reason, "duration"))
 		msg_error("%s", r->stop_message);
 	else

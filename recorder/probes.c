@@ -102,6 +102,8 @@ static const struct tp_hook tp_hooks[] = {
 		{ "tp_proc_exit", "sched", "sched_process_exit", -2, "" } } },
 	{ "dropping exited processes from -p/--follow (else only when their pid is reused)", false, {
 		{ "tp_proc_free", "sched", "sched_process_free", 2, "" } } },
+	{ "ring teardown (waiting for the rings of an exited selection)", false, {
+		{ "tp_ring_exit", "workqueue", "workqueue_execute_end", 3, "" } } },
 };
 
 /* ------------------------------------------------ programs and state */
@@ -274,7 +276,8 @@ static int kprobe_retprobe_bit(void)
 	return atoi(buf + 7);
 }
 
-static bool kallsyms_has(const char *func)
+/* Whether the kernel has function func, and its address (0 when hidden). */
+static bool kallsyms_find(const char *func, uint64_t *addr)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512];
@@ -283,14 +286,30 @@ static bool kallsyms_has(const char *func)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
 		char type, name[256];
 
-		if (sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-		    (type == 't' || type == 'T') && !strcmp(name, func))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(name, func)) {
 			found = true;
+			if (addr)
+				*addr = a;
+		}
 	}
 	fclose(f);
 	return found;
+}
+
+static bool kallsyms_has(const char *func)
+{
+	return kallsyms_find(func, NULL);
+}
+
+uint64_t probes_kernel_func(const char *func)
+{
+	uint64_t addr = 0;
+
+	return kallsyms_find(func, &addr) ? addr : 0;
 }
 
 static int perf_event_open(struct perf_event_attr *attr)

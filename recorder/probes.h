@@ -78,6 +78,8 @@ void probes_free(struct probes *p);
 void probes_json(const struct probes *p, struct json_out *o);
 /* Is the program attached?  (For the tracepoint format texts.) */
 bool probes_attached(const struct probes *p, const char *program);
+/* The address of a kernel function from /proc/kallsyms; 0 if unknown. */
+uint64_t probes_kernel_func(const char *func);
 
 /*
  * Tracepoints (tracefs "category/name") the recorder may hook, to read

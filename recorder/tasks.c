@@ -16,6 +16,15 @@ struct proc_entry {
 	bool followed;
 };
 
+char tasks_stat_state(const char *line)
+{
+	const char *p = line ? strrchr(line, ')') : NULL;
+
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return 0;
+	return p[2];
+}
+
 int tasks_parse_stat(const char *line, char comm[EV_COMM_LEN], pid_t *ppid, unsigned *flags)
 {
 	const char *open = strchr(line, '('), *close = strrchr(line, ')');

@@ -45,6 +45,12 @@ int tasks_scan(struct task_scan *scan, const struct task_filter *flt, const char
 	       uint64_t ts);
 void tasks_scan_free(struct task_scan *scan);
 
+/*
+ * The state letter of a /proc/PID/stat line (R, S, D, Z, ...), found after
+ * the comm, which may hold spaces and parentheses; 0 if there is none.
+ */
+char tasks_stat_state(const char *line);
+
 /* Parse one /proc/PID/stat line: comm, ppid and flags.  0 or -1. */
 int tasks_parse_stat(const char *line, char comm[EV_COMM_LEN], pid_t *ppid,
 		     unsigned *flags);

@@ -767,6 +767,13 @@ START_TEST(test_parse_stat)
 	ck_assert_int_eq(tasks_parse_stat("7 (x", comm, &ppid, &flags), -1);
 	ck_assert_int_eq(tasks_parse_stat("7 (x) S 1 2", comm, &ppid, &flags), -1);
 	ck_assert_int_eq(tasks_parse_stat("", comm, &ppid, &flags), -1);
+	/* the state letter, for the end of a -p selection */
+	ck_assert_int_eq(tasks_stat_state("42 (bash) S 1 42 42 34816"), 'S');
+	ck_assert_int_eq(tasks_stat_state("7 (a) (b c)) Z 3 7 7 0"), 'Z');
+	ck_assert_int_eq(tasks_stat_state("7 (x) (y"), 0);
+	ck_assert_int_eq(tasks_stat_state("7 (x) RS 1"), 0);
+	ck_assert_int_eq(tasks_stat_state("7 (x)"), 0);
+	ck_assert_int_eq(tasks_stat_state(NULL), 0);
 }
 END_TEST
 

@@ -30,12 +30,21 @@
  *	only) and creates and closes an io_uring instance right away: before
  *	the kernel's RCU callback frees the first child.  Prints {"pid": PID,
  *	"attempts": N}; exit status as for reuse.
+ *
+ *   exit_storm teardown FILES
+ *	Creates a ring, registers FILES files (/dev/null) with the tags 1 to
+ *	FILES (IORING_REGISTER_FILES2), prints {"pid": P, "ring_fd": FD,
+ *	"tags": FILES} and exits with the ring still open.  The kernel tears
+ *	the ring down in a kworker after the exit, and posts one CQE per tag
+ *	from there (user_data = the tag, res 0).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <linux/io_uring.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +277,40 @@ static int run_reuse_selected(void)
 	return run_reuse(victim);
 }
 
+static int run_teardown(unsigned nfiles)
+{
+	struct io_uring_rsrc_register reg;
+	struct io_uring_params params;
+	__u64 tags[64];
+	int fds[64], fd;
+
+	memset(&params, 0, sizeof(params));
+	fd = (int)syscall(__NR_io_uring_setup, 64, &params);
+	if (fd < 0) {
+		perror("exit_storm: io_uring_setup");
+		return 1;
+	}
+	for (unsigned i = 0; i < nfiles; i++) {
+		fds[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fds[i] < 0) {
+			perror("exit_storm: /dev/null");
+			return 1;
+		}
+		tags[i] = i + 1;
+	}
+	memset(&reg, 0, sizeof(reg));
+	reg.nr = nfiles;
+	reg.data = (__u64)(uintptr_t)fds;
+	reg.tags = (__u64)(uintptr_t)tags;
+	if (syscall(__NR_io_uring_register, fd, IORING_REGISTER_FILES2, &reg, sizeof(reg)) < 0) {
+		perror("exit_storm: IORING_REGISTER_FILES2");
+		return 1;
+	}
+	printf("{\"pid\": %d, \"ring_fd\": %d, \"tags\": %u}\n", (int)getpid(), fd, nfiles);
+	fflush(stdout);
+	_exit(0);	/* the ring stays open: the kernel closes it */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "exits")) {
@@ -287,7 +330,11 @@ int main(int argc, char **argv)
 		return run_reuse_own();
 	if (argc == 2 && !strcmp(argv[1], "reuse-selected"))
 		return run_reuse_selected();
+	if (argc == 3 && !strcmp(argv[1], "teardown") && atoi(argv[2]) >= 1 &&
+	    atoi(argv[2]) <= 64)
+		return run_teardown((unsigned)atoi(argv[2]));
 	fprintf(stderr, "usage: exit_storm exits PROCESSES THREADS | exit_storm reuse PID |\n"
-		"       exit_storm reuse-own | exit_storm reuse-selected\n");
+		"       exit_storm reuse-own | exit_storm reuse-selected |\n"
+		"       exit_storm teardown FILES (1..64)\n");
 	return 2;
 }

@@ -183,14 +183,15 @@ LIVE_RECORDER_TESTS = \
 	tests/live/fallbacks.sh \
 	tests/live/command_user.sh \
 	tests/live/staged.sh \
-	tests/live/exits.sh
+	tests/live/exits.sh \
+	tests/live/selection_end.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/basic.sh tests/live/rw_async.sh tests/live/storm_loss.sh \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
-	tests/live/staged.sh tests/live/exits.sh
+	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening (issue 9): see tests/fuzz/local.mk ---------------

@@ -48,21 +48,26 @@ if [ "$(id -u)" != 0 ]; then
 	note "pid reuse: skipped (taking a given pid needs root: ns_last_pid)"
 	exit 0
 fi
-# check_reuse CASE PID CODE: stop the detached recorder of $T/CASE.log; the
-# selected process PID must have exited with CODE, and nothing of the
-# process that took its pid after that may be in the log.
+# check_reuse CASE PID CODE REASON: the detached recorder of $T/CASE.log
+# stops, by itself when REASON is "selection exited" (the process that took
+# PID must not keep it going), else on SIGINT; the selected process PID
+# must have exited with CODE, and nothing of the process that took its pid
+# after that may be in the log.
 check_reuse() {
-	kill -INT "$recorder_pid"
-	wait "$detached_launcher" || fail "$1: uring-record exited with $?: $(cat "$T/record.err")"
-	detached_pgid=""
+	if [ "$4" = "selection exited" ]; then
+		wait_detached 10 || fail "$1: the recorder did not stop when its selection exited"
+	else
+		kill -INT "$recorder_pid"
+	fi
+	reap_detached || fail "$1: uring-record exited with $?: $(cat "$T/record.err")"
 	stat_log "$T/$1.log" "$T/$1.stat"
 	"$LOGSTAT" --dump "$T/$1.log" >"$T/$1.dump" || fail "logstat --dump"
-	pycheck - "$T/$1.stat" "$T/$1.dump" "$1" "$2" "$3" <<'PY'
+	pycheck - "$T/$1.stat" "$T/$1.dump" "$1" "$2" "$3" "$4" <<'PY'
 import sys
 from check import *
 stat, recs, case = load(sys.argv[1]), dump(sys.argv[2]), sys.argv[3]
 pid, code = int(sys.argv[4]), int(sys.argv[5])
-common_log_checks(stat, reason="signal")
+common_log_checks(stat, reason=sys.argv[6])
 exits = [r for r in recs if r["type"] == "task_exit" and r["tgid"] == pid]
 eq(case + ": the selected process's exit", [r["exit_code"] for r in exits], [code])
 after = [r["type"] for r in recs if r["tgid"] == pid and r["ts"] > exits[0]["ts"]] \
@@ -86,7 +91,7 @@ reuse_status=0
 "$EXIT_STORM" reuse "$gone" >"$T/reuse.json" || reuse_status=$?
 [ "$reuse_status" = 0 ] || fail "pid reuse: exit_storm reuse $gone exited with $reuse_status"
 sleep 0.2
-check_reuse reuse "$gone" 15	# SIGTERM
+check_reuse reuse "$gone" 15 signal	# SIGTERM; $stays still runs
 stop_sleeps
 note "pid reuse: ok"
 
@@ -112,7 +117,7 @@ storm_status=0
 wait "$storm" || storm_status=$?
 [ "$storm_status" = 0 ] || fail "reuse-selected: exit_storm exited with $storm_status"
 sleep 0.2
-check_reuse reuse-selected "$victim" 9	# SIGKILL
+check_reuse reuse-selected "$victim" 9 "selection exited"	# SIGKILL
 note "pid reuse before the free: ok"
 
 # A followed child takes the pid of a followed child that just exited,
