@@ -12,6 +12,7 @@ converter_libconvert_a_SOURCES = \
 	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
+	converter/fxt_plan.c converter/fxt_plan.h \
 	converter/filter.c converter/filter.h \
 	converter/report.c converter/report.h \
 	converter/stats.c converter/stats.h \
@@ -28,5 +29,6 @@ converter_uring_convert_LDADD = $(CONVERT_LIBS)
 # converter/libfxt.a: the Fuchsia Trace Format encoder, linked by
 # uring-convert, tests/check_fxt and bench/fxt_bench.  Needs only libc.
 noinst_LIBRARIES += converter/libfxt.a
-converter_libfxt_a_SOURCES = converter/fxt_writer.c converter/fxt_writer.h
+converter_libfxt_a_SOURCES = converter/fxt_writer.c converter/fxt_writer.h \
+	converter/fxt_proto.h
 # --- end FXT writer -------------------------------------------------------
