@@ -8,11 +8,14 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "csv_tables.h"
 #include "filter.h"
 #include "fxt_layout.h"
 #include "merge.h"
 #include "model.h"
+#include "model_names.h"
 #include "names.h"
+#include "output_util.h"
 #include "timebase.h"
 
 /* Printable copy of a metadata string (it comes from a file). */

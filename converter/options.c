@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_tables.h"
 #include "options.h"
 #include "output.h"
 #include "timebase.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "out_buf.h"
-#include "output.h"
+#include "output_util.h"
 #include "worker.h"
 
 struct out_buf_writer {

@@ -53,8 +53,10 @@
 #include "fxt_plan.h"
 #include "fxt_writer.h"
 #include "hmap.h"
+#include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
+#include "output_util.h"
 #include "uring_names.h"
 
 #define CAT "io_uring"
