@@ -4,6 +4,7 @@
 noinst_LIBRARIES += converter/libconvert.a
 converter_libconvert_a_SOURCES = \
 	converter/convert.c converter/convert.h \
+	converter/convert_log.c converter/convert_log.h converter/info.c \
 	converter/options.c converter/options.h \
 	converter/merge.c converter/merge.h \
 	converter/model.c converter/model.h \
