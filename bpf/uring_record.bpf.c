@@ -669,6 +669,21 @@ static __always_inline u64 sqe_off(const struct ur_sqe *sqe)
 	return sqe->off;
 }
 
+/*
+ * The SQE fields that submit and req_failed records share, under the same
+ * names (common/uring_event.h): a macro, as the two event types differ.
+ */
+#define COPY_SQE_FIELDS(e, sqe) do {					\
+	(e)->sqe_flags = (sqe)->flags;					\
+	(e)->buf_index = (sqe)->buf_index;				\
+	(e)->off = sqe_off(sqe);					\
+	(e)->fd = (sqe)->fd;						\
+	(e)->len = (sqe)->len;						\
+	(e)->op_flags = (sqe)->op_flags;				\
+	(e)->ioprio = (sqe)->ioprio;					\
+	(e)->personality = (sqe)->personality;				\
+} while (0)
+
 /* Submit record common to io_uring_submit_req and io_uring_submit_sqe. */
 static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 {
@@ -698,14 +713,7 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	e->user_data = req->cqe.user_data;
 	e->req_flags = rflags;
 	if (flags & EVF_SQE_VALID) {
-		e->sqe_flags = sqe.flags;
-		e->buf_index = sqe.buf_index;
-		e->off = sqe_off(&sqe);
-		e->fd = sqe.fd;
-		e->len = sqe.len;
-		e->op_flags = sqe.op_flags;
-		e->ioprio = sqe.ioprio;
-		e->personality = sqe.personality;
+		COPY_SQE_FIELDS(e, &sqe);
 	} else {
 		/* REQ_F_* low bits mirror IOSQE_* (io_init_req copies them) */
 		e->sqe_flags = (u8)rflags;
@@ -965,15 +973,8 @@ int BPF_PROG(tp_req_failed, const struct io_uring_sqe *usqe, struct io_kiocb *re
 	e->error = error;
 	if (flags & EVF_SQE_VALID) {
 		e->opcode = sqe.opcode;
-		e->sqe_flags = sqe.flags;
-		e->buf_index = sqe.buf_index;
 		e->user_data = sqe.user_data;
-		e->off = sqe_off(&sqe);
-		e->fd = sqe.fd;
-		e->len = sqe.len;
-		e->op_flags = sqe.op_flags;
-		e->ioprio = sqe.ioprio;
-		e->personality = sqe.personality;
+		COPY_SQE_FIELDS(e, &sqe);
 		e->file_index = sqe.file_index;
 	} else {
 		e->opcode = req->opcode;
