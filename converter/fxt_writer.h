@@ -6,8 +6,7 @@
  *
  * Format: fuchsia.dev "Fuchsia trace format".  What Perfetto's importer does
  * with each record (and where it differs from the spec) is summarised next to
- * each builder below; the long version is the project's research notes on FXT
- * and Perfetto.
+ * each builder below (Perfetto: src/trace_processor/importers/fuchsia/).
  *
  * Output
  *   A writer sends bytes to a sink (a FILE * or a callback) through one

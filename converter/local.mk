@@ -27,7 +27,7 @@ bin_PROGRAMS += converter/uring-convert
 converter_uring_convert_SOURCES = converter/main.c
 converter_uring_convert_LDADD = $(CONVERT_LIBS)
 
-# --- FXT writer (issue 5) -------------------------------------------------
+# --- FXT writer -----------------------------------------------------------
 # converter/libfxt.a: the Fuchsia Trace Format encoder, linked by
 # uring-convert, tests/check_fxt and bench/fxt_bench.  Needs only libc.
 noinst_LIBRARIES += converter/libfxt.a

@@ -14,7 +14,6 @@
 #include "timebase.h"
 
 const char *argp_program_version = "uring-convert (ringside) " PACKAGE_VERSION;
-const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 static const char doc[] =
 	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "

@@ -2,8 +2,8 @@
 /*
  * --format=fxt: a Fuchsia trace for ui.perfetto.dev that shows the path of
  * every request.  The layout (uring-convert(1), FXT OUTPUT, is the user's
- * description) follows from what Perfetto's FXT importer does (the project's
- * research notes on FXT and Perfetto):
+ * description) follows from what Perfetto's FXT importer does
+ * (src/trace_processor/importers/fuchsia/ in Perfetto's sources):
  *
  *   - Only thread tracks nest slices and carry flows; async events go to a
  *     global group where flows cannot bind.  So request lifetimes go on
