@@ -35,8 +35,8 @@ char *format_flags(char *buf, size_t len, uint64_t flags, const struct flag_name
 /*
  * Append name to the '|'-joined list of *off bytes in buf (len bytes, NUL
  * terminated), moving *off.  When it does not fit whole, buf is left at the
- * last whole name and false returned.  For format_flags() and its kin: a
- * snprintf() per flag was a tenth of CSV and FXT conversion.
+ * last whole name and false returned.  For format_flags() and its kin,
+ * instead of a snprintf() per flag.
  */
 bool flag_name_append(char *buf, size_t len, size_t *off, const char *name);
 

@@ -68,10 +68,9 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Indexed by a Fibonacci hash of the tid: with tid & 63, a process's
  * thread whose tid ended in the bits of a lane's synthetic koid
  * (0x40000100 + n) took the slow path for every request drawn on that
- * lane (fio's tid 0x1801 and lane 1 in bench/run's cached recording: 3 %
- * of the conversion's time).  Hashed, consecutive koids and tids spread
- * over the memo, and another thread meets one of ten hot ones with a
- * chance of 1 %.
+ * lane (fio's tid 0x1801 and lane 1 in bench/run's cached recording).
+ * Hashed, consecutive koids and tids spread over the memo, and another
+ * thread rarely meets a hot one.
  */
 #define THR_MEMO_BITS		10
 #define THR_MEMO_SIZE		(1u << THR_MEMO_BITS)
@@ -80,7 +79,7 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Callers pass the same names (arg names, categories, opcode names) from
  * the same addresses over and over; remembering the slot per address,
  * checked against the slot's content, skips the strlen(), the hash and
- * the probe of a 128 KiB index: a fifth of FXT conversion.
+ * the probe of a 128 KiB index, the largest part of interning.
  */
 #define STR_MEMO_SIZE		512
 /*
@@ -89,14 +88,12 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * most an eighth full (so that a miss, an unpinned string, probes little).
  * In the direct-mapped memo, two pinned names could share an entry: the
  * one that lost, which depended on where the linker put the literals, was
- * then looked up by content at every use ("request", 3 times a request:
- * 2 % of an FXT conversion's instructions).  The inline lookup checks an
+ * then looked up by content at every use ("request", 3 times a request).  The inline lookup checks an
  * address's entry and the next (str_ref_memo()); past them it takes a
  * call.  The addresses change from run to run (ASLR): at a quarter full,
- * with the first entry alone, one to four of the names and texts of each
- * request or call were past it in 11 runs of 12 (256k to 1M calls for
- * a 1.31M-event log of bench/run's cached reads); now 52 calls, the
- * strings used once, in each of 12 runs.
+ * with the first entry alone, some of the names and texts of each request
+ * or call were past it in most runs; with two entries only the strings
+ * used once take the call.
  */
 #define PINS_MIN		1024
 #define PINS_LOAD		8	/* entries per address, at least */
@@ -233,8 +230,8 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	}
 	/*
 	 * The tail in registers: a variable-length memcpy into v is stored
-	 * byte by byte and read back whole, a store-forwarding stall that
-	 * was a quarter of FXT conversion.  Overlapping fixed-size loads
+	 * byte by byte and read back whole, a store-forwarding stall.
+	 * Overlapping fixed-size loads
 	 * cover every byte (len is in h already).
 	 */
 	if (len >= 4) {
@@ -893,9 +890,8 @@ static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
  * itself: its thread in its memo, its category, name, argument names and
  * string values pinned (nearly every record of a conversion).  Built in
  * place in one pass over the args, where the general path checks them,
- * looks their references up into a staging array and copies that: a
- * third of the merging thread's instructions in an FXT conversion, 6 %
- * fewer in all with this (bench/RESULTS.md).  The bytes are the same.
+ * looks their references up into a staging array and copies that
+ * (bench/RESULTS.md).  The bytes are the same.
  * Returns 1, with nothing written, when the record needs the general path
  * (which also refuses bad calls), else 0 or the sticky error.
  */
@@ -1167,8 +1163,8 @@ int fxt_async_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 
 /*
  * Flow events have no arguments (Perfetto drops them), three a request:
- * such a record skips write_event()'s argument checks and loops - the
- * same bytes, in 128 instructions instead of 189.
+ * such a record skips write_event()'s argument checks and loops, for the
+ * same bytes.
  */
 static int write_flow_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 			    struct fxt_thread th, const char *cat, const char *name, uint64_t id,

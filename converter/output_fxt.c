@@ -124,8 +124,8 @@ struct op_names {
 /*
  * Texts that repeat call after call (an io_uring_enter's flags, its "31 ->
  * 32" pending counts), each made once and pinned, so that the writer
- * takes its slot without looking at the bytes: looked up by content, each
- * took 60 to 70 instructions, three times a call.  Direct-mapped by key;
+ * takes its slot without looking at the bytes, which a lookup by content,
+ * three times a call, would.  Direct-mapped by key;
  * a pinned text cannot change, so a key whose entry is taken by another
  * is made in the caller's buffer each time, as before.  At most
  * TEXT_CACHE_SIZE texts a cache: a bounded part of the pinned slots.
@@ -383,8 +383,8 @@ static struct fxt_thread recording_thread(void)
 /*
  * Integers in the narrowest FXT type that holds them: 32-bit values fit in
  * the argument's header word, 64-bit ones take a second word, and Perfetto
- * shows both as the same int.  Most ids and results are small: this saves
- * about a sixth of the file.
+ * shows both as the same int.  Most ids and results are small, so most
+ * arguments take one word.
  */
 static struct fxt_arg arg_uint(const char *name, uint64_t v)
 {
@@ -444,10 +444,9 @@ static const char *const pinned[] = {
 /*
  * The FXT writer's sink: into out_buf, whose thread does the write(); a
  * failed write stops the writer at its next flush.  Building the records
- * in out_buf's buffer instead would save this copy (3 % of the
- * instructions) but was slower to tmpfs, and erratic: median 1.92 s
- * against 1.44 s for a 6M-event log, 9 alternating runs.  Probably the
- * stores of records into lines the writing thread's CPU had just read.
+ * in out_buf's buffer instead would save this copy but was slower to
+ * tmpfs, and erratic (bench/RESULTS.md): probably the stores of records
+ * into lines the writing thread's CPU had just read.
  */
 static int out_sink(void *ctx, const void *data, size_t len)
 {
@@ -846,7 +845,7 @@ static void x_request(struct output *o, const struct model_request *r)
 }
 /* ------------------------------------------------------------- syscalls */
 
-/* "?" or v in decimal at p; returns the end.  snprintf was a tenth of FXT's time. */
+/* "?" or v in decimal at p; returns the end, without snprintf's cost. */
 static char *put_count(char *p, bool ok, uint32_t v)
 {
 	char digits[DEC_U64_MAX], *end = digits + sizeof(digits), *d;
@@ -1143,7 +1142,7 @@ static void x_counter(struct output *o, const struct model_counter *c)
 /* ---------------------------------------------------------------- losses */
 
 /* The track of a CPU's losses.  Indexed: a log may name 65536 CPUs, each
- * with many loss windows (a scan per window took 13 s for 655360). */
+ * with many loss windows, and a scan per window is quadratic. */
 static struct loss_track *loss_track(struct fxo *x, unsigned cpu)
 {
 	uintptr_t at = (uintptr_t)hmap_get(&x->loss_index, cpu, 0);
