@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include "fd_io.h"
 
-int fd_write_all(int fd, const void *buf, size_t len)
+/* One loop for both directions: write(2) or read(2) until len bytes moved. */
+static int fd_all(int fd, char *p, size_t len, bool out)
 {
-	const char *p = buf;
-
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = out ? write(fd, p, len) : read(fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -25,22 +26,13 @@ int fd_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int fd_write_all(int fd, const void *buf, size_t len)
+{
+	/* fd_all() only reads the bytes when out is true */
+	return fd_all(fd, (char *)(uintptr_t)buf, len, true);
+}
+
 int fd_read_all(int fd, void *buf, size_t len)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (!n)
-			return EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return fd_all(fd, buf, len, false);
 }
