@@ -4,7 +4,9 @@
  * values.  The tables are fixed (not libc's strerrorname_np) so that a log
  * converts to the same text on every machine, forever.  A log also carries
  * the opcode table of the kernel it was recorded on (from BTF); the
- * converter prefers that one and falls back to these.
+ * converter prefers that one and falls back to these.  They are here, in
+ * common/, because the recorder and the tests name these numbers too; the
+ * converter's other names are in converter/names.h and model_names.h.
  */
 #ifndef RINGSIDE_URING_NAMES_H
 #define RINGSIDE_URING_NAMES_H
