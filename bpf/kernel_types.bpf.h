@@ -8,9 +8,9 @@
  *
  * Where kernels differ, a ___flavor struct names the other layout and the
  * code picks one with bpf_core_field_size()/bpf_core_field_exists(); each
- * flavor cites the kernel version that forces it.  Prototypes of the
- * tracepoints per kernel: /work/shared/research/kernels/<release>/btf-structs.h
- * and recorder/probes.c.
+ * flavor cites the kernel version that forces it; the accessors that pick
+ * are in kernel_reads.bpf.h.  The tracepoints' prototypes per kernel are
+ * in recorder/probes.c.
  */
 #ifndef RINGSIDE_KERNEL_TYPES_BPF_H
 #define RINGSIDE_KERNEL_TYPES_BPF_H

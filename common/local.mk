@@ -8,6 +8,7 @@ common_libcommon_a_SOURCES = \
 	common/log_writer.c common/log_writer.h \
 	common/log_reader.c common/log_reader.h \
 	common/crc32c.c common/crc32c.h \
+	common/fd_io.c common/fd_io.h \
 	common/json.c common/json.h \
 	common/uring_names.c common/uring_names.h
 common_libcommon_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)

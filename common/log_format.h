@@ -93,7 +93,7 @@ enum log_frame_type {
 	 * recorder writes: the same field of neighbouring records repeats or
 	 * moves by small steps, which zstd models far better than whole
 	 * records with random-looking identifiers, offsets and nanoseconds
-	 * between them -- a busy recording takes a quarter of the bytes
+	 * between them -- a busy recording takes far fewer bytes
 	 * (bench/RESULTS.md).  Always must-understand.  The header's count is
 	 * the number of records, first_ts/last_ts stay absolute.
 	 */

@@ -471,7 +471,7 @@ static size_t columns_to_records(const struct log_reader *r, struct log_decoder 
 	 * Every record's type and zeroed gaps in place, and its offset,
 	 * grouped by type (a counting sort).  Then the columns are filled one
 	 * at a time, the coding and the size decided once per column, not
-	 * per value: record by record, this was a tenth of FXT conversion.
+	 * per value, which record by record cost every value.
 	 */
 	for (unsigned t = 0, k = 0; t < EV_TYPE_LIMIT; k += n[t], t++)
 		next[t] = k;

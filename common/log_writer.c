@@ -433,8 +433,8 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
 /*
  * One column of n records of one type: the field at offset of each record
  * in order (rec: their numbers), coded as col says.  Column by column, so
- * that the loop's size and coding are fixed: writing field by field in
- * record order was a third of the recorder's CPU.
+ * that the loop's size and coding are fixed, which field by field in
+ * record order they were not.
  */
 static unsigned char *encode_column(unsigned char *to, const struct ev_column *col,
 				    const unsigned char *src, const uint32_t *rec, uint32_t n,

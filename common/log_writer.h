@@ -32,8 +32,8 @@ struct log_writer_options {
 /*
  * Level 1: on EVENTS_PACKED payloads, where most values are already one
  * byte, level 3's double-fast matcher finds little more than level 1's
- * single hash (2 to 6 % fewer bytes) for 10 to 25 % more of the
- * recorder's CPU per record (bench/RESULTS.md, "Packed columns").  On
+ * single hash, for more of the recorder's CPU per record
+ * (bench/RESULTS.md, "Packed columns").  On
  * format 2.0's EVENTS_COLUMNS it found the long runs level 1 missed,
  * hence level 3 then.
  */

@@ -22,7 +22,7 @@
  *     value.
  *   - Sizes are multiples of 8 and every byte is a declared field (padding is
  *     declared as pad* fields), so the layout table describes the whole
- *     record; tests/check_event_abi.c verifies this.
+ *     record; tests/check_common.c (test_abi_table) verifies this.
  *   - Kernel pointers (kind "id") never reach a log as addresses unless the
  *     user asks for --raw-pointers; see recorder/pointer_scrub.c.
  */

@@ -4,7 +4,9 @@
  * values.  The tables are fixed (not libc's strerrorname_np) so that a log
  * converts to the same text on every machine, forever.  A log also carries
  * the opcode table of the kernel it was recorded on (from BTF); the
- * converter prefers that one and falls back to these.
+ * converter prefers that one and falls back to these.  They are here, in
+ * common/, because the recorder and the tests name these numbers too; the
+ * converter's other names are in converter/names.h and model_names.h.
  */
 #ifndef RINGSIDE_URING_NAMES_H
 #define RINGSIDE_URING_NAMES_H
@@ -35,8 +37,8 @@ char *format_flags(char *buf, size_t len, uint64_t flags, const struct flag_name
 /*
  * Append name to the '|'-joined list of *off bytes in buf (len bytes, NUL
  * terminated), moving *off.  When it does not fit whole, buf is left at the
- * last whole name and false returned.  For format_flags() and its kin: a
- * snprintf() per flag was a tenth of CSV and FXT conversion.
+ * last whole name and false returned.  For format_flags() and its kin,
+ * instead of a snprintf() per flag.
  */
 bool flag_name_append(char *buf, size_t len, size_t *off, const char *name);
 

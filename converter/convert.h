@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * One conversion: open the log, merge, run the model into an output.
+ * One conversion: open the log, merge, run the model into an output
+ * (convert.c); or describe the log, --info (info.c).
  * main.c is a thin wrapper; the unit tests call these directly.
  */
 #ifndef RINGSIDE_CONVERT_H

@@ -6,8 +6,8 @@
  *
  * Lanes
  *   Perfetto nests slices only on thread tracks and DROPS a complete event
- *   that partially overlaps an earlier slice of the same thread (research
- *   notes on FXT and Perfetto, section 3).  Request lifetimes of one ring
+ *   that partially overlaps an earlier slice of the same thread (Perfetto's
+ *   FXT importer, fuchsia_trace_parser.cc).  Request lifetimes of one ring
  *   overlap, so each ring gets synthetic "lane" threads, each holding
  *   lifetimes that never overlap.  The model delivers requests when they
  *   FINISH, roughly in end-time order (converter/output.h), so lanes are

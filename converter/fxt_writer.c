@@ -15,46 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fxt_proto.h"
 #include "fxt_writer.h"
 
 /* ------------------------------------------------------------ wire format */
-
-#define FXT_MAGIC		0x0016547846040010ull
-#define FXT_TICKS_PER_SECOND	1000000000ull
-
-enum {
-	REC_METADATA = 0,
-	REC_INITIALIZATION = 1,
-	REC_STRING = 2,
-	REC_THREAD = 3,
-	REC_EVENT = 4,
-	REC_KERNEL_OBJECT = 7,
-	REC_SCHEDULING = 8,
-};
-
-enum {
-	EVT_INSTANT = 0,
-	EVT_COUNTER = 1,
-	EVT_DURATION_BEGIN = 2,
-	EVT_DURATION_END = 3,
-	EVT_DURATION_COMPLETE = 4,
-	EVT_ASYNC_BEGIN = 5,
-	EVT_ASYNC_INSTANT = 6,
-	EVT_ASYNC_END = 7,
-	EVT_FLOW_BEGIN = 8,
-	EVT_FLOW_STEP = 9,
-	EVT_FLOW_END = 10,
-};
-
-enum {
-	KOBJ_PROCESS = 1,	/* ZX_OBJ_TYPE_PROCESS */
-	KOBJ_THREAD = 2,	/* ZX_OBJ_TYPE_THREAD */
-};
-
-enum {
-	SCHED_CONTEXT_SWITCH = 1,
-	SCHED_THREAD_WAKEUP = 2,
-};
 
 /* Bits lo..hi (inclusive, as the spec writes them) holding v. */
 #define FIELD(v, lo, hi) \
@@ -104,10 +68,9 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Indexed by a Fibonacci hash of the tid: with tid & 63, a process's
  * thread whose tid ended in the bits of a lane's synthetic koid
  * (0x40000100 + n) took the slow path for every request drawn on that
- * lane (fio's tid 0x1801 and lane 1 in bench/run's cached recording: 3 %
- * of the conversion's time).  Hashed, consecutive koids and tids spread
- * over the memo, and another thread meets one of ten hot ones with a
- * chance of 1 %.
+ * lane (fio's tid 0x1801 and lane 1 in bench/run's cached recording).
+ * Hashed, consecutive koids and tids spread over the memo, and another
+ * thread rarely meets a hot one.
  */
 #define THR_MEMO_BITS		10
 #define THR_MEMO_SIZE		(1u << THR_MEMO_BITS)
@@ -116,7 +79,7 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * Callers pass the same names (arg names, categories, opcode names) from
  * the same addresses over and over; remembering the slot per address,
  * checked against the slot's content, skips the strlen(), the hash and
- * the probe of a 128 KiB index: a fifth of FXT conversion.
+ * the probe of a 128 KiB index, the largest part of interning.
  */
 #define STR_MEMO_SIZE		512
 /*
@@ -125,14 +88,12 @@ _Static_assert(FXT_MAX_PINNED + MAX_STRINGS_PER_RECORD < STR_INTERN_LAST,
  * most an eighth full (so that a miss, an unpinned string, probes little).
  * In the direct-mapped memo, two pinned names could share an entry: the
  * one that lost, which depended on where the linker put the literals, was
- * then looked up by content at every use ("request", 3 times a request:
- * 2 % of an FXT conversion's instructions).  The inline lookup checks an
+ * then looked up by content at every use ("request", 3 times a request).  The inline lookup checks an
  * address's entry and the next (str_ref_memo()); past them it takes a
  * call.  The addresses change from run to run (ASLR): at a quarter full,
- * with the first entry alone, one to four of the names and texts of each
- * request or call were past it in 11 runs of 12 (256k to 1M calls for
- * a 1.31M-event log of bench/run's cached reads); now 52 calls, the
- * strings used once, in each of 12 runs.
+ * with the first entry alone, some of the names and texts of each request
+ * or call were past it in most runs; with two entries only the strings
+ * used once take the call.
  */
 #define PINS_MIN		1024
 #define PINS_LOAD		8	/* entries per address, at least */
@@ -269,8 +230,8 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	}
 	/*
 	 * The tail in registers: a variable-length memcpy into v is stored
-	 * byte by byte and read back whole, a store-forwarding stall that
-	 * was a quarter of FXT conversion.  Overlapping fixed-size loads
+	 * byte by byte and read back whole, a store-forwarding stall.
+	 * Overlapping fixed-size loads
 	 * cover every byte (len is in h already).
 	 */
 	if (len >= 4) {
@@ -320,7 +281,7 @@ static int write_string_record(struct fxt_writer *w, unsigned idx,
 	p = reserve(w, words);
 	if (!p)
 		return w->err;
-	put_word(p, REC_HEADER(REC_STRING, words) | FIELD(idx, 16, 30) |
+	put_word(p, REC_HEADER(FXT_REC_STRING, words) | FIELD(idx, 16, 30) |
 		    FIELD(len, 32, 46));
 	put_stream(p + 1, s, len);
 	w->stats.string_records++;
@@ -709,7 +670,7 @@ static __attribute__((noinline)) int thread_ref_slow(struct fxt_writer *w,
 	p = reserve(w, 3);
 	if (!p)
 		return w->err;
-	put_word(p, REC_HEADER(REC_THREAD, 3) | FIELD(idx, 16, 23));
+	put_word(p, REC_HEADER(FXT_REC_THREAD, 3) | FIELD(idx, 16, 23));
 	put_word(p + 1, th.pid);
 	put_word(p + 2, th.tid);
 	w->stats.thread_records++;
@@ -891,7 +852,7 @@ static inline int event_refs(struct fxt_writer *w, struct fxt_thread th, const c
 static inline uint64_t event_header_of(unsigned type, unsigned tref, unsigned cref,
 				       unsigned nref, unsigned nargs)
 {
-	return REC_HEADER(REC_EVENT, 0) | FIELD(type, 16, 19) | FIELD(nargs, 20, 23) |
+	return REC_HEADER(FXT_REC_EVENT, 0) | FIELD(type, 16, 19) | FIELD(nargs, 20, 23) |
 	       FIELD(tref, 24, 31) | FIELD(cref, 32, 47) | FIELD(nref, 48, 63);
 }
 
@@ -929,9 +890,8 @@ static inline int put_event(struct fxt_writer *w, unsigned type, uint64_t ts,
  * itself: its thread in its memo, its category, name, argument names and
  * string values pinned (nearly every record of a conversion).  Built in
  * place in one pass over the args, where the general path checks them,
- * looks their references up into a staging array and copies that: a
- * third of the merging thread's instructions in an FXT conversion, 6 %
- * fewer in all with this (bench/RESULTS.md).  The bytes are the same.
+ * looks their references up into a staging array and copies that
+ * (bench/RESULTS.md).  The bytes are the same.
  * Returns 1, with nothing written, when the record needs the general path
  * (which also refuses bad calls), else 0 or the sticky error.
  */
@@ -1011,7 +971,7 @@ int fxt_instant(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		const char *cat, const char *name,
 		const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_INSTANT, ts, th, cat, name, args, nargs,
+	return write_event(w, FXT_EVT_INSTANT, ts, th, cat, name, args, nargs,
 			   false, 0);
 }
 
@@ -1040,7 +1000,7 @@ int fxt_counter(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 			return refuse(w, -EINVAL);
 		}
 	}
-	return write_event(w, EVT_COUNTER, ts, th, cat, name, args, nargs,
+	return write_event(w, FXT_EVT_COUNTER, ts, th, cat, name, args, nargs,
 			   true, counter_id);
 }
 
@@ -1088,7 +1048,7 @@ static __attribute__((noinline)) int counter_sample_lookup(struct fxt_writer *w,
 	s->tref = (uint16_t)r.tref;
 	s->cref = (uint16_t)r.cref;
 	s->nref = (uint16_t)r.nref;
-	s->header = event_header(EVT_COUNTER, &r, s->nargs);
+	s->header = event_header(FXT_EVT_COUNTER, &r, s->nargs);
 	cacheable = str_cacheable(s->cref) && str_cacheable(s->nref);
 	for (unsigned i = 0; i < s->nargs; i++) {
 		struct fxt_arg a32 = fxt_arg_i32(s->arg[i], 0), a64 = fxt_arg_i64(s->arg[i], 0);
@@ -1100,7 +1060,7 @@ static __attribute__((noinline)) int counter_sample_lookup(struct fxt_writer *w,
 	}
 	s->evictions = evictions(w);
 	s->cached = cacheable;
-	return put_event(w, EVT_COUNTER, ts, &r, a, s->nargs, true, s->id);
+	return put_event(w, FXT_EVT_COUNTER, ts, &r, a, s->nargs, true, s->id);
 }
 
 /*
@@ -1150,7 +1110,7 @@ int fxt_duration_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		       const char *cat, const char *name,
 		       const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_DURATION_BEGIN, ts, th, cat, name, args,
+	return write_event(w, FXT_EVT_DURATION_BEGIN, ts, th, cat, name, args,
 			   nargs, false, 0);
 }
 
@@ -1158,7 +1118,7 @@ int fxt_duration_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		     const char *cat, const char *name,
 		     const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_DURATION_END, ts, th, cat, name, args, nargs,
+	return write_event(w, FXT_EVT_DURATION_END, ts, th, cat, name, args, nargs,
 			   false, 0);
 }
 
@@ -1173,7 +1133,7 @@ int fxt_duration_complete(struct fxt_writer *w, uint64_t ts, uint64_t end_ts,
 		return refuse(w, -EINVAL);
 	if (end_ts > INT64_MAX)
 		return refuse(w, -ERANGE);
-	return write_event(w, EVT_DURATION_COMPLETE, ts, th, cat, name, args,
+	return write_event(w, FXT_EVT_DURATION_COMPLETE, ts, th, cat, name, args,
 			   nargs, true, end_ts);
 }
 
@@ -1181,7 +1141,7 @@ int fxt_async_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		    const char *cat, const char *name, uint64_t id,
 		    const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_ASYNC_BEGIN, ts, th, cat, name, args, nargs,
+	return write_event(w, FXT_EVT_ASYNC_BEGIN, ts, th, cat, name, args, nargs,
 			   true, id);
 }
 
@@ -1189,7 +1149,7 @@ int fxt_async_instant(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		      const char *cat, const char *name, uint64_t id,
 		      const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_ASYNC_INSTANT, ts, th, cat, name, args,
+	return write_event(w, FXT_EVT_ASYNC_INSTANT, ts, th, cat, name, args,
 			   nargs, true, id);
 }
 
@@ -1197,14 +1157,14 @@ int fxt_async_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		  const char *cat, const char *name, uint64_t id,
 		  const struct fxt_arg *args, unsigned nargs)
 {
-	return write_event(w, EVT_ASYNC_END, ts, th, cat, name, args, nargs,
+	return write_event(w, FXT_EVT_ASYNC_END, ts, th, cat, name, args, nargs,
 			   true, id);
 }
 
 /*
  * Flow events have no arguments (Perfetto drops them), three a request:
- * such a record skips write_event()'s argument checks and loops - the
- * same bytes, in 128 instructions instead of 189.
+ * such a record skips write_event()'s argument checks and loops, for the
+ * same bytes.
  */
 static int write_flow_event(struct fxt_writer *w, unsigned type, uint64_t ts,
 			    struct fxt_thread th, const char *cat, const char *name, uint64_t id,
@@ -1217,21 +1177,21 @@ int fxt_flow_begin(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		   const char *cat, const char *name, uint64_t id,
 		   const struct fxt_arg *args, unsigned nargs)
 {
-	return write_flow_event(w, EVT_FLOW_BEGIN, ts, th, cat, name, id, args, nargs);
+	return write_flow_event(w, FXT_EVT_FLOW_BEGIN, ts, th, cat, name, id, args, nargs);
 }
 
 int fxt_flow_step(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		  const char *cat, const char *name, uint64_t id,
 		  const struct fxt_arg *args, unsigned nargs)
 {
-	return write_flow_event(w, EVT_FLOW_STEP, ts, th, cat, name, id, args, nargs);
+	return write_flow_event(w, FXT_EVT_FLOW_STEP, ts, th, cat, name, id, args, nargs);
 }
 
 int fxt_flow_end(struct fxt_writer *w, uint64_t ts, struct fxt_thread th,
 		 const char *cat, const char *name, uint64_t id,
 		 const struct fxt_arg *args, unsigned nargs)
 {
-	return write_flow_event(w, EVT_FLOW_END, ts, th, cat, name, id, args, nargs);
+	return write_flow_event(w, FXT_EVT_FLOW_END, ts, th, cat, name, id, args, nargs);
 }
 
 static int write_kernel_object(struct fxt_writer *w, unsigned obj_type,
@@ -1256,7 +1216,7 @@ static int write_kernel_object(struct fxt_writer *w, unsigned obj_type,
 	p = reserve(w, words);
 	if (!p)
 		return w->err;
-	put_word(p, REC_HEADER(REC_KERNEL_OBJECT, words) |
+	put_word(p, REC_HEADER(FXT_REC_KERNEL_OBJECT, words) |
 		    FIELD(obj_type, 16, 23) | FIELD(nref, 24, 39) |
 		    FIELD(nargs, 40, 43));
 	put_word(p + 1, koid);
@@ -1274,7 +1234,7 @@ int fxt_name_process(struct fxt_writer *w, uint64_t pid, const char *name,
 	err = check_args(args, nargs, FXT_MAX_ARGS);
 	if (err)
 		return refuse(w, err);
-	return write_kernel_object(w, KOBJ_PROCESS, pid, name, args, nargs);
+	return write_kernel_object(w, FXT_KOBJ_PROCESS, pid, name, args, nargs);
 }
 
 int fxt_name_thread(struct fxt_writer *w, struct fxt_thread th,
@@ -1293,7 +1253,7 @@ int fxt_name_thread(struct fxt_writer *w, struct fxt_thread th,
 	all[0] = fxt_arg_koid("process", th.pid);
 	if (nargs)
 		memcpy(&all[1], args, nargs * sizeof(*args));
-	return write_kernel_object(w, KOBJ_THREAD, th.tid, name, all,
+	return write_kernel_object(w, FXT_KOBJ_THREAD, th.tid, name, all,
 				   nargs + 1);
 }
 
@@ -1316,7 +1276,7 @@ static int write_scheduling(struct fxt_writer *w, uint64_t header_bits,
 	p = reserve(w, words);
 	if (!p)
 		return w->err;
-	put_word(p, REC_HEADER(REC_SCHEDULING, words) | header_bits |
+	put_word(p, REC_HEADER(FXT_REC_SCHEDULING, words) | header_bits |
 		    FIELD(nargs, 16, 19));
 	for (unsigned i = 0; i < nbody; i++)
 		put_word(p + 1 + i, body[i]);
@@ -1343,7 +1303,7 @@ int fxt_context_switch(struct fxt_writer *w, uint64_t ts, uint32_t cpu,
 		return refuse(w, -ERANGE);
 	return write_scheduling(w, FIELD(cpu, 20, 35) |
 				   FIELD(out_state, 36, 39) |
-				   FIELD(SCHED_CONTEXT_SWITCH, 60, 63),
+				   FIELD(FXT_SCHED_CONTEXT_SWITCH, 60, 63),
 				body, 3, args, nargs);
 }
 
@@ -1363,7 +1323,7 @@ int fxt_thread_wakeup(struct fxt_writer *w, uint64_t ts, uint32_t cpu,
 	if (ts > INT64_MAX)
 		return refuse(w, -ERANGE);
 	return write_scheduling(w, FIELD(cpu, 20, 35) |
-				   FIELD(SCHED_THREAD_WAKEUP, 60, 63),
+				   FIELD(FXT_SCHED_THREAD_WAKEUP, 60, 63),
 				body, 2, args, nargs);
 }
 
@@ -1429,7 +1389,7 @@ struct fxt_writer *fxt_writer_new(fxt_sink_fn sink, void *ctx)
 	p = reserve(w, 1);
 	put_word(p, FXT_MAGIC);
 	p = reserve(w, 2);
-	put_word(p, REC_HEADER(REC_INITIALIZATION, 2));
+	put_word(p, REC_HEADER(FXT_REC_INITIALIZATION, 2));
 	put_word(p + 1, FXT_TICKS_PER_SECOND);
 	/* Every thread object carries it (string index 1 from here on). */
 	if (fxt_writer_pin_string(w, "process") < 0)

@@ -6,8 +6,7 @@
  *
  * Format: fuchsia.dev "Fuchsia trace format".  What Perfetto's importer does
  * with each record (and where it differs from the spec) is summarised next to
- * each builder below; the long version is the project's research notes on FXT
- * and Perfetto.
+ * each builder below (Perfetto: src/trace_processor/importers/fuchsia/).
  *
  * Output
  *   A writer sends bytes to a sink (a FILE * or a callback) through one
@@ -82,6 +81,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fxt_proto.h"
+
 /* At most 15 arguments per event: the count is a 4-bit field. */
 #define FXT_MAX_ARGS		15
 /* The spec's limit on a string's length in bytes. */
@@ -110,19 +111,6 @@ struct fxt_thread {
 
 #define FXT_THREAD(p, t) ((struct fxt_thread){ .pid = (p), .tid = (t) })
 
-/* Argument types; the values are the FXT wire values. */
-enum fxt_arg_type {
-	FXT_ARG_NULL = 0,
-	FXT_ARG_INT32 = 1,
-	FXT_ARG_UINT32 = 2,
-	FXT_ARG_INT64 = 3,
-	FXT_ARG_UINT64 = 4,
-	FXT_ARG_DOUBLE = 5,
-	FXT_ARG_STRING = 6,
-	FXT_ARG_POINTER = 7,
-	FXT_ARG_KOID = 8,
-	FXT_ARG_BOOL = 9,
-};
 
 /*
  * One event argument.  Build it with the fxt_arg_*() helpers below.  In
@@ -433,16 +421,9 @@ int fxt_name_thread(struct fxt_writer *w, struct fxt_thread th,
 /*
  * Scheduling records (type 8): Perfetto fills its CPU tracks (sched_slice)
  * and thread states from them.  They carry tids only; the pid comes from the
- * thread's fxt_name_thread() record.
+ * thread's fxt_name_thread() record; the states are enum fxt_thread_state
+ * (fxt_proto.h).
  */
-enum fxt_thread_state {
-	FXT_THREAD_NEW = 0,
-	FXT_THREAD_RUNNING = 1,
-	FXT_THREAD_SUSPENDED = 2,
-	FXT_THREAD_BLOCKED = 3,
-	FXT_THREAD_DYING = 4,
-	FXT_THREAD_DEAD = 5,
-};
 
 /* incoming_weight/outgoing_weight == this mark the idle thread. */
 #define FXT_IDLE_WEIGHT INT32_MIN

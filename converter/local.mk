@@ -4,14 +4,17 @@
 noinst_LIBRARIES += converter/libconvert.a
 converter_libconvert_a_SOURCES = \
 	converter/convert.c converter/convert.h \
+	converter/convert_log.c converter/convert_log.h converter/info.c \
 	converter/options.c converter/options.h \
 	converter/merge.c converter/merge.h \
 	converter/model.c converter/model.h \
-	converter/output.h converter/output_util.c \
+	converter/output.h converter/output_util.c converter/output_util.h \
+	converter/model_names.c converter/model_names.h converter/csv_tables.h \
 	converter/out_buf.c converter/out_buf.h \
 	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
+	converter/fxt_plan.c converter/fxt_plan.h \
 	converter/filter.c converter/filter.h \
 	converter/report.c converter/report.h \
 	converter/stats.c converter/stats.h \
@@ -24,9 +27,10 @@ bin_PROGRAMS += converter/uring-convert
 converter_uring_convert_SOURCES = converter/main.c
 converter_uring_convert_LDADD = $(CONVERT_LIBS)
 
-# --- FXT writer (issue 5) -------------------------------------------------
+# --- FXT writer -----------------------------------------------------------
 # converter/libfxt.a: the Fuchsia Trace Format encoder, linked by
 # uring-convert, tests/check_fxt and bench/fxt_bench.  Needs only libc.
 noinst_LIBRARIES += converter/libfxt.a
-converter_libfxt_a_SOURCES = converter/fxt_writer.c converter/fxt_writer.h
+converter_libfxt_a_SOURCES = converter/fxt_writer.c converter/fxt_writer.h \
+	converter/fxt_proto.h
 # --- end FXT writer -------------------------------------------------------

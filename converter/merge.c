@@ -30,8 +30,7 @@ struct rec_ref {
 /*
  * A record the walk found usable in place (its layout is this converter's,
  * or its type is unknown) is not read again when the merge yields it: the
- * loading thread (read-ahead) did that work.  One read cost the merging
- * thread 2 % of an FXT conversion.  Payloads are at most 64 MiB, so an
+ * loading thread (read-ahead) did that work.  Payloads are at most 64 MiB, so an
  * offset leaves the top bits free.
  */
 #define REF_IN_PLACE	(1u << 31)	/* the record is at off, as it is */
@@ -67,16 +66,16 @@ struct load_result {
 
 /*
  * Read-ahead.  Loading a frame (fetch, checksum, decompress, index, sort)
- * depends on the frame alone and was a sixth of an FXT conversion's time
- * and a third of a summary's: a second thread loads the plan's frames in
+ * depends on the frame alone and is a large part of a conversion: a
+ * second thread loads the plan's frames in
  * plan order, up to READ_AHEAD_FRAMES ahead, and the merge takes them in
  * the same order.  Everything that depends on the merge's state (the
  * memory limit, warnings, loss items, the heap) stays on the merging
  * thread, so the output is the same with or without it
  * (check_convert_output compares the two on damaged logs).
  */
-/* 2: as fast as 4 or 8 on a 6M-event log, and 1.3 MB less peak memory
- * per frame (a 1 MiB payload and its index). */
+/* 2: as fast as 4 or 8, with less peak memory (a 1 MiB payload and its
+ * index per frame). */
 #define READ_AHEAD_FRAMES 2
 /* Larger frames are loaded by the merge itself, after its memory check:
  * only a damaged or hostile log has them (uring-record's are 1 MiB), and
@@ -86,12 +85,10 @@ struct load_result {
 bool merge_read_ahead = true;
 /*
  * Smaller frames too: a frame handed over costs both threads a wake-up
- * (a futex, and an interrupt to the other CPU), 30 to 60 us of system
- * time a frame on the development VM, about what loading a frame of
- * 16 KiB takes.  A quiet CPU writes a small frame every flush interval,
- * and tests/fuzz/check_hostile's 65536-CPU logs hold 65536 frames of one
- * record: 2 to 3.6 s of system time each through the hand-over, 0.2 s
- * without it.
+ * (a futex, and an interrupt to the other CPU), about what loading a
+ * small frame takes.  A quiet CPU writes a small frame every flush
+ * interval, and tests/fuzz/check_hostile's 65536-CPU logs hold 65536
+ * frames of one record, which the hand-over made slow.
  */
 uint32_t merge_read_ahead_min_raw = MERGE_READ_AHEAD_MIN_RAW;
 

@@ -10,6 +10,7 @@
  * the metadata is validated (printable ASCII identifiers, bounded length),
  * because the metadata comes from a file.  Output never depends on locale,
  * libc version or hash order, so a log converts to the same text forever.
+ * (Which names live where, and why: model_names.h.)
  */
 #ifndef RINGSIDE_NAMES_H
 #define RINGSIDE_NAMES_H

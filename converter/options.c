@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_tables.h"
 #include "options.h"
 #include "output.h"
 #include "timebase.h"
 
 const char *argp_program_version = "uring-convert (ringside) " PACKAGE_VERSION;
-const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 static const char doc[] =
 	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fd_io.h"
 #include "out_buf.h"
-#include "output.h"
+#include "output_util.h"
 #include "worker.h"
 
 struct out_buf_writer {
@@ -23,24 +24,6 @@ struct out_buf_writer {
 };
 
 /* 0 or the errno of the first failure; a full disk ends it with ENOSPC. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t r = write(fd, p, n);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (!r)
-			return EIO;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 static void *writer_main(void *arg)
 {
 	struct out_buf_writer *w = arg;
@@ -62,7 +45,7 @@ static void *writer_main(void *arg)
 		/* After a failure the rest is dropped: a file with a hole
 		 * in the middle would be worse than a short one. */
 		if (!err)
-			err = write_all(w->fd, buf, len);
+			err = fd_write_all(w->fd, buf, len);
 		pthread_mutex_lock(&w->wk.lock);
 		w->err = err;
 		w->spare = buf;
@@ -122,7 +105,7 @@ void out_buf_drain(struct out_buf *b)
 	if (!w && (b->sync || !writer_start(b))) {
 		b->sync = true;
 		if (!b->err)
-			b->err = write_all(b->fd, b->cur, b->len);
+			b->err = fd_write_all(b->fd, b->cur, b->len);
 		b->len = 0;
 		return;
 	}

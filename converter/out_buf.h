@@ -4,14 +4,12 @@
  * buffer done by a second thread while the converter fills the next one.
  *
  * Why not stdio: CSV writes about 360 bytes per event, most of them a few
- * at a time.  putc_unlocked() per byte and fwrite_unlocked() per field
- * were a quarter of CSV's own time, and glibc ignores setvbuf()'s size
- * when it is not given the buffer, so every write() was 4 KiB (525k
- * system calls for a 6M-event log).  Why the thread: copying the output
- * into the page cache was a third of a CSV conversion's CPU time in 4 KiB
- * writes and is still a seventh in 1 MiB writes (to tmpfs; more to a
- * disk's file system); on a second CPU it overlaps the formatting instead
- * of adding to it.  The thread starts at the first full buffer, so small
+ * at a time: putc_unlocked() per byte and fwrite_unlocked() per field
+ * cost much of CSV's own time, and glibc ignores setvbuf()'s size when it
+ * is not given the buffer, so every write() was 4 KiB.  Why the thread:
+ * copying the output into the page cache is a large part of a CSV
+ * conversion's CPU time even in 1 MiB writes; on a second CPU it overlaps
+ * the formatting instead of adding to it (figures: bench/RESULTS.md).  The thread starts at the first full buffer, so small
  * files never start one; when it cannot start, writes are synchronous.
  *
  * One thread fills a given out_buf.  The first failed write is kept

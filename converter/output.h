@@ -478,30 +478,12 @@ struct output {
 	const struct output_ops *ops;
 };
 
-/* --format=csv's tables (output_csv.c), each written to DIR/NAME.csv. */
-enum csv_table_id {
-	CSV_REQUESTS, CSV_SYSCALLS, CSV_EVENTS, CSV_LOSSES, CSV_LOSS_COUNTERS,
-	CSV_TASKS, CSV_RINGS, CSV_COUNTERS, CSV_NTABLES
-};
-
-#define CSV_ALL_TABLES ((1u << CSV_NTABLES) - 1)
-
-extern const char *const csv_table_names[CSV_NTABLES];
-
-/* DIR/NAME.csv, the file of table t (malloc'd; NULL: out of memory). */
-char *csv_table_path(const char *dir, enum csv_table_id t);
-
-/* The tables named in list ("requests,syscalls"), or'ed into *mask as
- * 1u << enum csv_table_id; -1 at the first unknown or empty name, with
- * *bad_len bytes of it at *bad. */
-int csv_tables_parse(const char *list, unsigned *mask, const char **bad, size_t *bad_len);
-
 /* How an output was asked to write (from the command line). */
 struct output_config {
 	const char *path;		/* NULL or "-": stdout (summary, json, fxt) */
 	bool force;			/* overwrite existing files */
 	bool quiet;
-	unsigned csv_tables;		/* csv: 1u << enum csv_table_id each; 0: all */
+	unsigned csv_tables;		/* csv: 1u << enum csv_table_id each (csv_tables.h); 0: all */
 };
 
 /*
@@ -517,40 +499,5 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
  * (1..FXT_LANES_MAX, see fxt_layout.h); refuses a terminal as stdout. */
 struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
 			      char *err, size_t errlen);
-
-/* Helpers shared by the outputs (output_util.c). */
-const char *path_name(enum req_path p);		/* "inline", "io-wq", ... */
-const char *status_name(enum req_status s);	/* "complete", "in_flight_at_end", ... */
-const char *incomplete_reason_name(enum req_incomplete_reason r);	/* "" for NONE */
-const char *task_kind_name(enum task_kind k);	/* "thread", "io-wq-worker", ... */
-const char *syscall_kind_name(enum syscall_kind k);	/* "io_uring_enter", ... */
-const char *loss_source_name(enum loss_source s);	/* "kernel", "recorder", ... */
-const char *marker_kind_name(enum marker_kind k);	/* "cqe_overflow", ... */
-const char *counter_kind_name(enum counter_kind k);	/* "inflight", ... */
-const char *loss_kind_name(unsigned kind);	/* enum ev_loss_kind: "ring_full", ... */
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if the
- * byte at s does not start one (task names are raw kernel bytes). */
-size_t utf8_seq_len(const unsigned char *s, size_t n);
-/* Modifier names joined by '|' ("drained|linked"); "" when none. */
-char *format_modifiers(char *buf, size_t len, uint32_t modifiers);
-
-/*
- * v in decimal, its last digit just before end, no NUL (at most
- * DEC_U64_MAX bytes); returns where it starts.  Two digits per division:
- * printing numbers is most of CSV's own time.
- */
-#define DEC_U64_MAX 20
-char *dec_u64(char *end, uint64_t v);
-
-/*
- * Open an output file: path NULL or "-" gives stdout.  Refuses (one error
- * line) when it exists and !force, when it is a directory, or when it
- * cannot be created.  *is_stdout tells whether to fclose() it.
- */
-FILE *output_open_file(const char *path, bool force, bool *is_stdout,
-		       char *err, size_t errlen);
-/* The same as a file descriptor (STDOUT_FILENO for stdout), -1 refused. */
-int output_open_fd(const char *path, bool force, bool *is_stdout,
-		   char *err, size_t errlen);
 
 #endif

@@ -31,10 +31,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv_tables.h"
 #include "event_layout.h"
 #include "hmap.h"
+#include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
+#include "output_util.h"
 #include "uring_names.h"
 #include "worker.h"
 

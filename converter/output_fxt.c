@@ -2,8 +2,8 @@
 /*
  * --format=fxt: a Fuchsia trace for ui.perfetto.dev that shows the path of
  * every request.  The layout (uring-convert(1), FXT OUTPUT, is the user's
- * description) follows from what Perfetto's FXT importer does (the project's
- * research notes on FXT and Perfetto):
+ * description) follows from what Perfetto's FXT importer does
+ * (src/trace_processor/importers/fuchsia/ in Perfetto's sources):
  *
  *   - Only thread tracks nest slices and carry flows; async events go to a
  *     global group where flows cannot bind.  So request lifetimes go on
@@ -50,16 +50,18 @@
 
 #include "event_layout.h"
 #include "fxt_layout.h"
+#include "fxt_plan.h"
 #include "fxt_writer.h"
 #include "hmap.h"
+#include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
+#include "output_util.h"
 #include "uring_names.h"
 
 #define CAT "io_uring"
 #define CAT_META "ringside"
 #define MAX_WARNING_MARKERS 100
-#define ECANCELED_VALUE 125		/* asm-generic ECANCELED, as the model uses */
 #define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
 
 /* A thread of the recording. */
@@ -91,18 +93,6 @@ struct ring_out {
 	uint64_t no_lane;		/* requests that found every lane busy */
 };
 
-#define MAX_PHASES 10
-
-/* A request's lifetime as drawn on its lane, kept for a link arrow. */
-struct drawn {
-	bool on;			/* drawn on a lane, events not lost */
-	bool completed;			/* its end is its completion */
-	struct fxt_thread lane;
-	uint64_t start, end;		/* boot ns */
-	unsigned nph;
-	uint64_t ph_start[MAX_PHASES];	/* its step slices (boot ns) */
-};
-
 /*
  * The first-delivered member of a link (predecessor -> successor), keyed
  * by the successor's id.  The model delivers requests when they finish and
@@ -112,7 +102,7 @@ struct drawn {
  */
 struct link_out {
 	bool is_pred;			/* d is the predecessor's */
-	struct drawn d;
+	struct fxt_drawn d;
 };
 
 struct loss_track {
@@ -134,8 +124,8 @@ struct op_names {
 /*
  * Texts that repeat call after call (an io_uring_enter's flags, its "31 ->
  * 32" pending counts), each made once and pinned, so that the writer
- * takes its slot without looking at the bytes: looked up by content, each
- * took 60 to 70 instructions, three times a call.  Direct-mapped by key;
+ * takes its slot without looking at the bytes, which a lookup by content,
+ * three times a call, would.  Direct-mapped by key;
  * a pinned text cannot change, so a key whose entry is taken by another
  * is made in the caller's buffer each time, as before.  At most
  * TEXT_CACHE_SIZE texts a cache: a bounded part of the pinned slots.
@@ -393,8 +383,8 @@ static struct fxt_thread recording_thread(void)
 /*
  * Integers in the narrowest FXT type that holds them: 32-bit values fit in
  * the argument's header word, 64-bit ones take a second word, and Perfetto
- * shows both as the same int.  Most ids and results are small: this saves
- * about a sixth of the file.
+ * shows both as the same int.  Most ids and results are small, so most
+ * arguments take one word.
  */
 static struct fxt_arg arg_uint(const char *name, uint64_t v)
 {
@@ -454,10 +444,9 @@ static const char *const pinned[] = {
 /*
  * The FXT writer's sink: into out_buf, whose thread does the write(); a
  * failed write stops the writer at its next flush.  Building the records
- * in out_buf's buffer instead would save this copy (3 % of the
- * instructions) but was slower to tmpfs, and erratic: median 1.92 s
- * against 1.44 s for a 6M-event log, 9 alternating runs.  Probably the
- * stores of records into lines the writing thread's CPU had just read.
+ * in out_buf's buffer instead would save this copy but was slower to
+ * tmpfs, and erratic (bench/RESULTS.md): probably the stores of records
+ * into lines the writing thread's CPU had just read.
  */
 static int out_sink(void *ctx, const void *data, size_t len)
 {
@@ -542,128 +531,9 @@ static void x_task(struct output *o, const struct model_task *t)
 
 /* ------------------------------------------------------------- requests */
 
-/* One step boundary inside a request's lifetime. */
-struct boundary {
-	uint64_t ts;
-	unsigned order;			/* tie-break: the order steps happen in */
-	const char *label;		/* what the request does from here on */
-};
-
-struct phase {
-	uint64_t start, end;
-	const char *name;
-};
-
-/* The slices written for one request, in file order. */
-enum slot {
-	SLOT_SUBMIT, SLOT_LANE, SLOT_PHASE0,
-	SLOT_WORKER = SLOT_PHASE0 + MAX_PHASES, SLOT_CQE, SLOT_COUNT
-};
-
-/*
- * A link arrow between this request and the other member of a link,
- * delivered earlier: one end after one of our slices, the other written
- * "late" on the other member's lane.
- */
-struct link_plan {
-	bool ok;
-	uint64_t id;
-	int our_type;			/* 8: begin after our lifetime; 10: end */
-	uint64_t our_ts;		/* end: after our earliest slice starting at or after this */
-	int our_slot;
-	int late_type;
-	struct fxt_thread late_th;	/* the other member's lane ... */
-	uint64_t late_ts;		/* ... and the start of its slice there */
-};
-
-struct plan {
-	bool on[SLOT_COUNT];
-	uint64_t ts[SLOT_COUNT];	/* start of each slice (boot ns) */
-	int flow[SLOT_COUNT];		/* request flow event after it: 0 none, else
-					 * the FXT event type (8 begin, 9 step, 10 end) */
-	uint64_t flow_id;
-	struct link_plan link[2];	/* [0] with the predecessor, [1] the successor */
-};
-
-static void push_boundary(struct boundary *b, unsigned *n, uint64_t ts, unsigned order,
-			  const char *label)
-{
-	if (!ts)
-		return;
-	b[*n] = (struct boundary){ .ts = ts, .order = order, .label = label };
-	for (unsigned i = (*n)++; i > 0 && (b[i].ts < b[i - 1].ts ||
-			(b[i].ts == b[i - 1].ts && b[i].order < b[i - 1].order)); i--) {
-		struct boundary t = b[i];
-
-		b[i] = b[i - 1];
-		b[i - 1] = t;
-	}
-}
-
-/*
- * The steps of a lifetime [start, end] as consecutive child slices, each
- * named for what the request did from one step to the next (extra: the
- * moments a link released or cancelled it).  None when no step falls
- * strictly inside: an inline request is one slice.
- */
-static unsigned build_phases(const struct model_request *r, uint64_t start, uint64_t end,
-			     const struct boundary *extra, unsigned nextra, const char *first,
-			     struct phase *ph)
-{
-	struct boundary b[16];
-	unsigned nb = 0, n = 0;
-	const char *label = first ? first : r->status == REQ_IN_FLIGHT_AT_START ? "in flight" : "issue";
-	uint64_t cur = start;
-
-	for (unsigned i = 0; i < nextra; i++)
-		push_boundary(b, &nb, extra[i].ts, extra[i].order, extra[i].label);
-	push_boundary(b, &nb, r->defer_ts, 1, "drain wait");
-	push_boundary(b, &nb, r->poll_arm_ts, 2, "poll wait");
-	push_boundary(b, &nb, r->task_add_ts, 3, "task work");
-	push_boundary(b, &nb, r->queue_async_ts, 4, "io-wq queue");
-	if (r->worker_tid)
-		push_boundary(b, &nb, r->work_begin_ts, 5, r->modifiers & REQM_WORKER_APPROX ?
-			      "io-wq run (approx)" : "io-wq run");
-	if (r->work_begin_ts)
-		push_boundary(b, &nb, r->work_end_ts, 6, "after io-wq");
-	push_boundary(b, &nb, r->fail_link_ts, 7, "cancelled");
-	for (unsigned i = 0; i < nb; i++) {
-		if (b[i].ts >= end)
-			break;
-		if (b[i].ts > cur && strcmp(b[i].label, label) && n + 1 < MAX_PHASES) {
-			ph[n++] = (struct phase){ .start = cur, .end = b[i].ts, .name = label };
-			cur = b[i].ts;
-		}
-		label = b[i].label;
-	}
-	if (!n)
-		return 0;
-	ph[n++] = (struct phase){ .start = cur, .end = end, .name = label };
-	return n;
-}
-
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;
-}
-
-/* Earliest and latest step of a request (boot ns), 0 when none. */
-static void known_span(const struct model_request *r, uint64_t *first, uint64_t *last)
-{
-	const uint64_t ts[] = {
-		r->submit_ts, r->defer_ts, r->queue_async_ts, r->poll_arm_ts, r->task_add_ts,
-		r->work_begin_ts, r->work_end_ts, r->tw_run_ts, r->fail_link_ts,
-		r->first_cqe_ts, r->complete_ts, r->overflow_ts,
-	};
-
-	*first = *last = 0;
-	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
-		if (!ts[i])
-			continue;
-		if (!*first || ts[i] < *first)
-			*first = ts[i];
-		*last = max_u64(*last, ts[i]);
-	}
 }
 
 static uint64_t new_flow(struct fxo *x)
@@ -671,24 +541,27 @@ static uint64_t new_flow(struct fxo *x)
 	return ++x->next_flow;
 }
 
-static void write_flow(struct fxo *x, int type, uint64_t ts, struct fxt_thread th,
+static void write_flow(struct fxo *x, enum fxt_flow_kind type, uint64_t ts, struct fxt_thread th,
 		       const char *name, uint64_t id)
 {
 	switch (type) {
-	case 8:
+	case FXT_FLOW_BEGIN:
 		fxt_flow_begin(x->w, ts, th, CAT, name, id, NULL, 0);
 		break;
-	case 9:
+	case FXT_FLOW_STEP:
 		fxt_flow_step(x->w, ts, th, CAT, name, id, NULL, 0);
 		break;
-	case 10:
+	case FXT_FLOW_END:
 		fxt_flow_end(x->w, ts, th, CAT, name, id, NULL, 0);
+		break;
+	case FXT_FLOW_NONE:
 		break;
 	}
 }
 
 /* The flow events that belong to slot, right after its slice. */
-static void slot_flows(struct fxo *x, const struct plan *p, enum slot s, struct fxt_thread th)
+static void slot_flows(struct fxo *x, const struct fxt_plan *p, enum fxt_slot s,
+		       struct fxt_thread th)
 {
 	uint64_t ts = rel(x, p->ts[s]);
 
@@ -700,7 +573,7 @@ static void slot_flows(struct fxo *x, const struct plan *p, enum slot s, struct 
 }
 
 /* The other ends of link arrows: begins before our slices, ends after. */
-static void late_flows(struct fxo *x, const struct plan *p, int type)
+static void late_flows(struct fxo *x, const struct fxt_plan *p, enum fxt_flow_kind type)
 {
 	for (unsigned i = 0; i < 2; i++)
 		if (p->link[i].ok && p->link[i].late_type == type)
@@ -708,7 +581,7 @@ static void late_flows(struct fxo *x, const struct plan *p, int type)
 				   p->link[i].id);
 }
 
-static void remember_link(struct fxo *x, uint64_t key, bool is_pred, const struct drawn *d)
+static void remember_link(struct fxo *x, uint64_t key, bool is_pred, const struct fxt_drawn *d)
 {
 	struct link_out *l = calloc(1, sizeof(*l));
 
@@ -721,403 +594,258 @@ static void remember_link(struct fxo *x, uint64_t key, bool is_pred, const struc
 	l->d = *d;
 }
 
-/*
- * Start of the deepest slice of a drawn lifetime that contains ts, or 0.
- * A flow event written later on that lane at that time binds to that slice:
- * its step slices tile the lifetime, nothing else on the lane starts there
- * (lifetimes on a lane never overlap and the next one starts at or after
- * the end), so it is the top of the lane's stack when Perfetto gets there.
- */
-static uint64_t drawn_slice_at(const struct drawn *d, uint64_t ts)
+/* A lane of the request's ring for [start, end]; false when every lane is
+ * busy (counted) or out of memory (x->oom). */
+static bool place_lane(struct fxo *x, struct ring_out *ro, uint64_t start, uint64_t end,
+		       struct fxt_thread *th)
 {
-	uint64_t t;
+	bool opened;
+	int lane = fxt_lanes_place(&ro->lanes, start, end, &opened);
 
-	if (!d->on || ts < d->start || ts >= d->end)
-		return 0;
-	t = d->start;
-	for (unsigned i = 0; i < d->nph; i++)
-		if (d->ph_start[i] <= ts)
-			t = d->ph_start[i];
-	return t;
-}
-
-/* A request whose end is its completion (not the end of the recording). */
-static bool completed(const struct model_request *r)
-{
-	return r->complete_ts && (r->status == REQ_COMPLETE || r->status == REQ_IN_FLIGHT_AT_START);
-}
-
-/*
- * The link arrow between a request and the other member of a link, which
- * was delivered earlier (other).  The arrow goes from the member that
- * finished first to the other one, at the moment it finished (X):
- * normally the predecessor's completion releases the successor (issued,
- * or cancelled after a failure); a LINK_TIMEOUT that fires first cancels
- * its predecessor.  Our end is an event after one of our slices (a begin
- * after our lifetime, drawn from its end; an end after the step that
- * starts at X, added to our steps); the other's is written late on its
- * lane at the start of its slice containing X.  Returns false (no arrow)
- * when the times do not allow one.
- */
-static bool plan_link(const struct model_request *r, bool we_are_pred, uint64_t start,
-		      uint64_t end, const struct drawn *other, struct link_plan *lp,
-		      struct boundary *extra, unsigned *nextra, const char **first)
-{
-	bool we_done = completed(r);
-	bool other_first = other->completed && (!we_done || other->end < end);
-	uint64_t t;
-
-	if (!other->on)
+	if (lane == -ENOMEM) {
+		x->oom = true;
 		return false;
-	if (other_first) {
-		/* From the other's lifetime (drawn from its end) to our step
-		 * that starts at X = its end. */
-		if (other->end <= other->start)
-			return false;
-		t = drawn_slice_at(other, other->end - 1);
-		*lp = (struct link_plan){ .our_type = 10, .our_ts = other->end, .our_slot = -1,
-					  .late_type = 8, .late_th = other->lane, .late_ts = t };
-		if (other->end > start && other->end < end) {
-			if (!we_are_pred) {
-				extra[(*nextra)++] = (struct boundary){
-					.ts = other->end, .order = 0,
-					.label = r->modifiers & REQM_LINK_CANCELLED ? "cancelled" : "issue",
-				};
-				*first = "link wait";
-			} else if (we_done && r->res == -ECANCELED_VALUE) {
-				extra[(*nextra)++] = (struct boundary){
-					.ts = other->end, .order = 0, .label = "cancelled",
-				};
-			}
-		}
-		return true;
 	}
-	if (!we_done)
+	if (lane >= 0 && opened) {
+		ro->lanes.koid[lane] = fxt_koids_next(&x->koids);
+		if (!ro->lanes.koid[lane]) {
+			ro->lanes.n--;
+			lane = -1;
+		}
+	}
+	if (lane < 0) {
+		ro->no_lane++;
+		x->no_lane++;
 		return false;
-	/* From our lifetime (drawn from our end) to the other's slice that
-	 * contains our end, which must not start before our lifetime. */
-	t = drawn_slice_at(other, end);
-	if (!t || t < start)
-		return false;
-	*lp = (struct link_plan){ .our_type = 8, .our_slot = SLOT_LANE,
-				  .late_type = 10, .late_th = other->lane, .late_ts = t };
+	}
+	*th = FXT_THREAD(ro->pid, ro->lanes.koid[lane]);
 	return true;
 }
 
+/* The threads a request ran on, and whether each may take its slice there:
+ * submission, io-wq work, completion. */
+struct req_threads {
+	struct task_out *sub, *wrk, *cqt;
+	uint64_t w_end;			/* end of the io-wq work slice */
+};
+
+static void admit_threads(struct fxo *x, const struct model_request *r, struct ring_out *ro,
+			  struct req_threads *t, struct fxt_plan_input *in)
+{
+	if (r->submit_ts && r->submit_tid) {
+		t->sub = task_use(x, r->submit_tid, r->submit_pid ? r->submit_pid : ro->pid);
+		in->submit = t->sub && instant_ok(x, &t->sub->ig, r->submit_ts);
+	}
+	if (r->worker_tid && r->work_begin_ts) {
+		t->w_end = fxt_plan_work_end(r, x->meta.end_ns);
+		t->wrk = task_use(x, r->worker_tid, ro->pid);
+		in->worker = t->wrk && in_range(x, t->w_end) &&
+			     fxt_span_guard_admit(&t->wrk->guard, r->work_begin_ts, t->w_end);
+		if (t->wrk && !in->worker)
+			x->refused_slices++;
+	}
+	if (r->complete_ts && r->complete_tid) {
+		t->cqt = task_use(x, r->complete_tid, ro->pid);
+		in->cqe = t->cqt && instant_ok(x, &t->cqt->ig, r->complete_ts);
+	}
+}
+
+/* The lifetime's arguments: what the request was and how it ended. */
+static void write_lifetime(struct fxo *x, const struct model_request *r, const struct fxt_plan *p,
+			   const struct fxt_lifetime *lt, const char *op)
+{
+	char name[NAMES_MAX_LEN + 32], eb[32], fb[256], mb[256], cb[128], nb[256], chb[96];
+	bool have_res = r->complete_ts || r->overflow_ts;
+	struct fxt_thread lane_th = p->me.lane;
+	struct args v;
+
+	v.n = 0;
+	add(&v, arg_uint("request", r->id));
+	add(&v, arg_uint("user_data", r->user_data));
+	if (r->sqe_fields_valid) {
+		add(&v, fxt_arg_i32("fd", r->fd));
+		if (r->off_valid)
+			add(&v, arg_int("offset", (int64_t)r->off));
+		add(&v, fxt_arg_u32("length", r->len));
+	}
+	if (have_res)
+		add_result(&v, "result", r->res, eb);
+	if (have_res && r->cflags)
+		flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
+	add(&v, fxt_arg_str("path", path_name(r->path)));
+	if (r->status == REQ_INCOMPLETE) {
+		snprintf(nb, sizeof(nb), "incomplete (%s): events of it may be missing, no arrows drawn",
+			 incomplete_reason_name(r->incomplete_reason));
+		add(&v, fxt_arg_str("status", nb));
+	} else {
+		add(&v, fxt_arg_str("status", status_text(r->status)));
+	}
+	if (lt->note)
+		add(&v, fxt_arg_str("note", lt->note));
+	if (r->modifiers)
+		add(&v, fxt_arg_str("modifiers", format_modifiers(mb, sizeof(mb), r->modifiers)));
+	if (r->sqe_valid && r->sqe_flags)
+		flags_arg(&v, "sqe_flags", r->sqe_flags, iosqe_flag_names, fb, sizeof(fb));
+	if (r->ncqes > 1)
+		add(&v, fxt_arg_u32("cqes", r->ncqes));
+	if (r->chain_id) {
+		snprintf(chb, sizeof(chb), "member %" PRIu32 " of the chain headed by request %" PRIu64,
+			 r->chain_pos, r->chain_id);
+		add(&v, fxt_arg_str("chain", chb));
+	}
+	if (r->status != REQ_COMPLETE)
+		snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
+	fxt_duration_complete(x->w, rel(x, lt->start), rel(x, lt->end), lane_th, CAT,
+			      r->status == REQ_COMPLETE ? op : name, v.a, v.n);
+	slot_flows(x, p, FXT_SLOT_LANE, lane_th);
+	for (unsigned i = 0; i < p->nph; i++) {
+		fxt_duration_complete(x->w, rel(x, p->ph[i].start), rel(x, p->ph[i].end), lane_th,
+				      CAT, p->ph[i].name, NULL, 0);
+		slot_flows(x, p, FXT_SLOT_PHASE0 + i, lane_th);
+	}
+}
+
+/* No lane for the lifetime: say so on the ring's track instead. */
+static void write_lanes_full(struct fxo *x, const struct model_request *r, struct ring_out *ro,
+			     const struct fxt_lifetime *lt, const char *op)
+{
+	struct fxt_thread th;
+
+	if (ring_track(x, ro, &th) && instant_ok(x, &ro->ig, lt->start))
+		fxt_instant(x->w, rel(x, lt->start), th, CAT, "lanes full",
+			    FXT_ARGV(arg_uint("request", r->id), fxt_arg_str("opcode", op),
+				     arg_uint("user_data", r->user_data),
+				     arg_uint("duration_ns", lt->end - lt->start),
+				     fxt_arg_str("note", "every lane of this ring was busy: the request's lifetime is not drawn (raise --lanes)")));
+}
+
+static void write_work(struct fxo *x, const struct model_request *r, const struct ring_out *ro,
+		       const struct fxt_plan *p, const struct req_threads *t,
+		       const struct op_names *on)
+{
+	bool approx = r->modifiers & REQM_WORKER_APPROX;
+	struct args v;
+
+	v.n = 0;
+	add(&v, arg_uint("request", r->id));
+	add(&v, fxt_arg_u32("ring", ro->number));
+	add(&v, arg_uint("user_data", r->user_data));
+	if (r->queue_async_ts && r->queue_async_ts <= r->work_begin_ts)
+		add(&v, arg_uint("queued_ns", r->work_begin_ts - r->queue_async_ts));
+	if (r->modifiers & REQM_HASHED)
+		add(&v, fxt_arg_bool("hashed", true));
+	if (approx)
+		add(&v, fxt_arg_str("approximate", "worker and start inferred from scheduling and the completion: this kernel gave no io-wq work events"));
+	if (!r->work_end_ts)
+		add(&v, fxt_arg_str("note", "end of the work not recorded"));
+	fxt_duration_complete(x->w, rel(x, r->work_begin_ts), rel(x, t->w_end), tthread(t->wrk),
+			      CAT, approx ? on->approx : on->plain, v.a, v.n);
+	slot_flows(x, p, FXT_SLOT_WORKER, tthread(t->wrk));
+}
+
+static void write_cqe(struct fxo *x, const struct model_request *r, const struct ring_out *ro,
+		      const struct fxt_plan *p, const struct task_out *cqt,
+		      const struct op_names *on)
+{
+	char eb[32], cb[128];
+	struct args v;
+
+	v.n = 0;
+	add(&v, arg_uint("request", r->id));
+	add(&v, fxt_arg_u32("ring", ro->number));
+	add(&v, arg_uint("user_data", r->user_data));
+	add_result(&v, "result", r->res, eb);
+	if (r->cflags)
+		flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
+	if (r->modifiers & REQM_CQ_OVERFLOW)
+		add(&v, fxt_arg_bool("overflowed", true));
+	if (r->modifiers & REQM_CQE_DROPPED)
+		add(&v, fxt_arg_bool("dropped", true));
+	if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
+		add(&v, fxt_arg_str("posted_by", "task work"));
+	fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, on->cqe, v.a, v.n);
+	slot_flows(x, p, FXT_SLOT_CQE, tthread(cqt));
+}
+
+/*
+ * A request: find its lane, threads and the link members delivered
+ * earlier, plan its drawing (fxt_plan.h), then write the plan in slot
+ * order, and leave its lifetime for a link member delivered later.
+ */
 static void x_request(struct output *o, const struct model_request *r)
 {
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, r->ring, r->submit_pid);
-	struct task_out *sub = NULL, *cqt = NULL, *wrk = NULL;
-	struct plan p = { 0 };
-	struct phase ph[MAX_PHASES];
-	struct boundary extra[2];
-	struct link_out *in = NULL, *out = NULL;
-	struct fxt_thread lane_th = { 0 };
-	struct drawn me;
-	uint64_t first, last, start, end, w_end = 0;
-	const char *start_note = NULL, *end_note = NULL, *first_label = NULL;
-	char name[NAMES_MAX_LEN + 32], eb[32], eb2[32];
-	char fb[256], mb[256], cb[128], nb[256], chb[96];
+	struct fxt_plan_input in = { .r = r };
+	struct req_threads t = { 0 };
+	struct link_out *prev = NULL, *next = NULL;
 	const struct op_names *on;
-	const char *op;
-	unsigned nph = 0, nextra = 0;
-	int lane = -1;
-	bool arrows = r->status != REQ_INCOMPLETE;
+	struct fxt_plan p;
 
 	if (!ro || x->oom)
 		return;
 	x->requests++;
 	on = opnames(x, r->opcode);
-	op = on->plain;
-	known_span(r, &first, &last);
-
-	/* ---- the lifetime [start, end] */
-	if (r->status == REQ_IN_FLIGHT_AT_START ||
-	    (!r->submit_ts && r->status == REQ_COMPLETE)) {
-		start = x->meta.start_ns;
-		start_note = "submitted before the recording started: drawn from the recording start";
-	} else if (r->submit_ts) {
-		start = r->submit_ts;
-	} else {
-		start = first;
-		start_note = "submission not recorded (events lost): drawn from its first recorded event";
-	}
-	if (r->status == REQ_IN_FLIGHT_AT_END) {
-		end = x->meta.end_ns;
-		end_note = "still in flight when the recording ended: drawn to the recording end";
-	} else if (r->complete_ts) {
-		end = r->complete_ts;
-	} else {
-		end = last;
-		end_note = r->modifiers & REQM_CQE_SKIPPED ?
-			   "finished without a CQE (IOSQE_CQE_SKIP_SUCCESS): drawn to its last recorded event" :
-			   "completion not recorded: drawn to its last recorded event";
-	}
-	if (!start) {
+	in.life = fxt_plan_lifetime(r, x->meta.start_ns, x->meta.end_ns);
+	if (!in.life.start) {
 		x->undrawable++;
 		return;
 	}
-	end = max_u64(end, start);
-	if (!in_range(x, end))
+	if (!in_range(x, in.life.end))
 		return;
-
-	/* ---- lane */
-	{
-		bool opened;
-
-		lane = fxt_lanes_place(&ro->lanes, start, end, &opened);
-		if (lane == -ENOMEM) {
-			x->oom = true;
-			return;
-		}
-		if (lane >= 0 && opened) {
-			ro->lanes.koid[lane] = fxt_koids_next(&x->koids);
-			if (!ro->lanes.koid[lane]) {
-				ro->lanes.n--;
-				lane = -1;
-			}
-		}
-		if (lane >= 0) {
-			lane_th = FXT_THREAD(ro->pid, ro->lanes.koid[lane]);
-		} else {
-			ro->no_lane++;
-			x->no_lane++;
-		}
-	}
-	me = (struct drawn){ .on = lane >= 0 && arrows, .completed = completed(r), .lane = lane_th,
-			     .start = start, .end = end };
-
-	/* ---- link arrows with a member delivered earlier */
+	in.lane = place_lane(x, ro, in.life.start, in.life.end, &in.lane_th);
+	if (x->oom)
+		return;
 	if (r->link_prev) {
-		in = hmap_del(&x->links, r->id, 0);
-		if (in && in->is_pred && me.on)
-			p.link[0].ok = plan_link(r, false, start, end, &in->d, &p.link[0], extra,
-						 &nextra, &first_label);
+		prev = hmap_del(&x->links, r->id, 0);
+		if (prev && prev->is_pred)
+			in.pred = &prev->d;
 	}
 	if (r->link_next) {
-		out = hmap_get(&x->links, r->link_next, 0);
-		if (out && !out->is_pred) {
+		next = hmap_get(&x->links, r->link_next, 0);
+		if (next && !next->is_pred) {
 			hmap_del(&x->links, r->link_next, 0);
-			if (me.on)
-				p.link[1].ok = plan_link(r, true, start, end, &out->d, &p.link[1],
-							 extra, &nextra, &first_label);
+			in.succ = &next->d;
 		} else {
-			out = NULL;
+			next = NULL;
 		}
 	}
+	admit_threads(x, r, ro, &t, &in);
 
-	/* ---- steps on the lane */
-	if (lane >= 0) {
-		p.on[SLOT_LANE] = true;
-		p.ts[SLOT_LANE] = start;
-		nph = build_phases(r, start, end, extra, nextra, first_label, ph);
-		for (unsigned i = 0; i < nph; i++) {
-			p.on[SLOT_PHASE0 + i] = true;
-			p.ts[SLOT_PHASE0 + i] = ph[i].start;
-		}
-	}
+	fxt_plan_request(&in, &p);
+	if (p.request_flow)
+		p.flow_id = new_flow(x);
+	for (unsigned k = 0; k < 2; k++)
+		if (p.link[k].ok)
+			p.link[k].id = new_flow(x);
 
-	/* ---- threads: submission, io-wq work, completion */
-	if (r->submit_ts && r->submit_tid) {
-		sub = task_use(x, r->submit_tid, r->submit_pid ? r->submit_pid : ro->pid);
-		if (sub && instant_ok(x, &sub->ig, r->submit_ts)) {
-			p.on[SLOT_SUBMIT] = true;
-			p.ts[SLOT_SUBMIT] = r->submit_ts;
-		}
-	}
-	if (r->worker_tid && r->work_begin_ts) {
-		w_end = r->work_end_ts >= r->work_begin_ts ? r->work_end_ts :
-			r->complete_tid == r->worker_tid && r->complete_ts >= r->work_begin_ts ?
-			r->complete_ts :
-			r->status == REQ_IN_FLIGHT_AT_END ? x->meta.end_ns : r->work_begin_ts;
-		wrk = task_use(x, r->worker_tid, ro->pid);
-		if (wrk && in_range(x, w_end) &&
-		    fxt_span_guard_admit(&wrk->guard, r->work_begin_ts, w_end)) {
-			p.on[SLOT_WORKER] = true;
-			p.ts[SLOT_WORKER] = r->work_begin_ts;
-		} else if (wrk) {
-			x->refused_slices++;
-		}
-	}
-	if (r->complete_ts && r->complete_tid) {
-		cqt = task_use(x, r->complete_tid, ro->pid);
-		if (cqt && instant_ok(x, &cqt->ig, r->complete_ts)) {
-			p.on[SLOT_CQE] = true;
-			p.ts[SLOT_CQE] = r->complete_ts;
-		}
-	}
-
-	/* ---- the request's flow: submission -> lifetime -> [step before the
-	 * hand-over] -> [io-wq work] -> completion, in time order */
-	if (arrows) {
-		enum slot pts[SLOT_COUNT];
-		unsigned np = 0;
-		uint64_t last_ts = 0;
-
-		for (unsigned s = 0; s < SLOT_COUNT; s++) {
-			bool want = p.on[s];
-
-			if (want && s >= SLOT_PHASE0 && s < SLOT_WORKER) {
-				const struct phase *q = &ph[s - SLOT_PHASE0];
-
-				want = !strcmp(q->name, "poll wait") ||
-				       (p.on[SLOT_WORKER] && q->end == r->work_begin_ts);
-			}
-			if (!want || p.ts[s] < last_ts)
-				continue;
-			pts[np++] = s;
-			last_ts = p.ts[s];
-		}
-		if (np >= 2) {
-			p.flow_id = new_flow(x);
-			for (unsigned i = 0; i < np; i++)
-				p.flow[pts[i]] = i == 0 ? 8 : i + 1 == np ? 10 : 9;
-		}
-	}
-
-	/* ---- link arrows: our end of each goes after our earliest slice
-	 * that starts at or after its moment (none: no arrow) */
-	for (unsigned k = 0; k < 2; k++) {
-		struct link_plan *lp = &p.link[k];
-
-		if (!lp->ok)
-			continue;
-		if (lp->our_slot < 0) {
-			for (unsigned s = 0; s < SLOT_COUNT; s++)
-				if (p.on[s] && p.ts[s] >= lp->our_ts &&
-				    (lp->our_slot < 0 || p.ts[s] < p.ts[lp->our_slot]))
-					lp->our_slot = (int)s;
-			if (lp->our_slot < 0) {
-				lp->ok = false;
-				continue;
-			}
-		}
-		lp->id = new_flow(x);
-	}
-
-	late_flows(x, &p, 8);
-	/* ---- write, in slot order */
-	if (p.on[SLOT_SUBMIT]) {
-		fxt_instant(x->w, rel(x, r->submit_ts), tthread(sub), CAT, on->submit,
+	late_flows(x, &p, FXT_FLOW_BEGIN);
+	if (p.on[FXT_SLOT_SUBMIT]) {
+		fxt_instant(x->w, rel(x, r->submit_ts), tthread(t.sub), CAT, on->submit,
 			    FXT_ARGV(arg_uint("request", r->id), fxt_arg_u32("ring", ro->number),
 				     arg_uint("user_data", r->user_data)));
-		slot_flows(x, &p, SLOT_SUBMIT, tthread(sub));
+		slot_flows(x, &p, FXT_SLOT_SUBMIT, tthread(t.sub));
 	}
-	if (p.on[SLOT_LANE]) {
-		struct args v;
-		bool have_res = r->complete_ts || r->overflow_ts;
+	if (p.on[FXT_SLOT_LANE])
+		write_lifetime(x, r, &p, &in.life, on->plain);
+	else
+		write_lanes_full(x, r, ro, &in.life, on->plain);
+	if (p.on[FXT_SLOT_WORKER])
+		write_work(x, r, ro, &p, &t, on);
+	if (p.on[FXT_SLOT_CQE])
+		write_cqe(x, r, ro, &p, t.cqt, on);
+	late_flows(x, &p, FXT_FLOW_END);
 
-		v.n = 0;
-		add(&v, arg_uint("request", r->id));
-		add(&v, arg_uint("user_data", r->user_data));
-		if (r->sqe_fields_valid) {
-			add(&v, fxt_arg_i32("fd", r->fd));
-			if (r->off_valid)
-				add(&v, arg_int("offset", (int64_t)r->off));
-			add(&v, fxt_arg_u32("length", r->len));
-		}
-		if (have_res)
-			add_result(&v, "result", r->res, eb);
-		if (have_res && r->cflags)
-			flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
-		add(&v, fxt_arg_str("path", path_name(r->path)));
-		if (r->status == REQ_INCOMPLETE) {
-			snprintf(nb, sizeof(nb), "incomplete (%s): events of it may be missing, no arrows drawn",
-				 incomplete_reason_name(r->incomplete_reason));
-			add(&v, fxt_arg_str("status", nb));
-		} else {
-			add(&v, fxt_arg_str("status", status_text(r->status)));
-		}
-		if (start_note || end_note)
-			add(&v, fxt_arg_str("note", start_note ? start_note : end_note));
-		if (r->modifiers)
-			add(&v, fxt_arg_str("modifiers", format_modifiers(mb, sizeof(mb), r->modifiers)));
-		if (r->sqe_valid && r->sqe_flags)
-			flags_arg(&v, "sqe_flags", r->sqe_flags, iosqe_flag_names, fb, sizeof(fb));
-		if (r->ncqes > 1)
-			add(&v, fxt_arg_u32("cqes", r->ncqes));
-		if (r->chain_id) {
-			/* not fb: the sqe_flags argument points into it */
-			snprintf(chb, sizeof(chb), "member %" PRIu32 " of the chain headed by request %" PRIu64,
-				 r->chain_pos, r->chain_id);
-			add(&v, fxt_arg_str("chain", chb));
-		}
-		if (r->status != REQ_COMPLETE)
-			snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
-		fxt_duration_complete(x->w, rel(x, start), rel(x, end), lane_th, CAT,
-				      r->status == REQ_COMPLETE ? op : name, v.a, v.n);
-		slot_flows(x, &p, SLOT_LANE, lane_th);
-		for (unsigned i = 0; i < nph; i++) {
-			fxt_duration_complete(x->w, rel(x, ph[i].start), rel(x, ph[i].end), lane_th,
-					      CAT, ph[i].name, NULL, 0);
-			slot_flows(x, &p, SLOT_PHASE0 + i, lane_th);
-		}
-	} else {
-		struct fxt_thread th;
-
-		if (ring_track(x, ro, &th) && instant_ok(x, &ro->ig, start))
-			fxt_instant(x->w, rel(x, start), th, CAT, "lanes full",
-				    FXT_ARGV(arg_uint("request", r->id), fxt_arg_str("opcode", op),
-					     arg_uint("user_data", r->user_data),
-					     arg_uint("duration_ns", end - start),
-					     fxt_arg_str("note", "every lane of this ring was busy: the request's lifetime is not drawn (raise --lanes)")));
-	}
-	if (p.on[SLOT_WORKER]) {
-		bool approx = r->modifiers & REQM_WORKER_APPROX;
-		struct args v;
-
-		v.n = 0;
-		add(&v, arg_uint("request", r->id));
-		add(&v, fxt_arg_u32("ring", ro->number));
-		add(&v, arg_uint("user_data", r->user_data));
-		if (r->queue_async_ts && r->queue_async_ts <= r->work_begin_ts)
-			add(&v, arg_uint("queued_ns", r->work_begin_ts - r->queue_async_ts));
-		if (r->modifiers & REQM_HASHED)
-			add(&v, fxt_arg_bool("hashed", true));
-		if (approx)
-			add(&v, fxt_arg_str("approximate", "worker and start inferred from scheduling and the completion: this kernel gave no io-wq work events"));
-		if (!r->work_end_ts)
-			add(&v, fxt_arg_str("note", "end of the work not recorded"));
-		fxt_duration_complete(x->w, rel(x, r->work_begin_ts), rel(x, w_end), tthread(wrk),
-				      CAT, approx ? on->approx : op, v.a, v.n);
-		slot_flows(x, &p, SLOT_WORKER, tthread(wrk));
-	}
-	if (p.on[SLOT_CQE]) {
-		struct args v;
-
-		v.n = 0;
-		add(&v, arg_uint("request", r->id));
-		add(&v, fxt_arg_u32("ring", ro->number));
-		add(&v, arg_uint("user_data", r->user_data));
-		add_result(&v, "result", r->res, eb2);
-		if (r->cflags)
-			flags_arg(&v, "cflags", r->cflags, cqe_flag_names, cb, sizeof(cb));
-		if (r->modifiers & REQM_CQ_OVERFLOW)
-			add(&v, fxt_arg_bool("overflowed", true));
-		if (r->modifiers & REQM_CQE_DROPPED)
-			add(&v, fxt_arg_bool("dropped", true));
-		if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
-			add(&v, fxt_arg_str("posted_by", "task work"));
-		fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, on->cqe, v.a, v.n);
-		slot_flows(x, &p, SLOT_CQE, tthread(cqt));
-	}
-	late_flows(x, &p, 10);
-
-	/* ---- leave our lifetime for the other member of a link */
-	me.nph = nph;
-	for (unsigned i = 0; i < nph; i++)
-		me.ph_start[i] = ph[i].start;
-	free(in);
-	free(out);
-	if (r->link_prev && !in)
-		remember_link(x, r->id, false, &me);
-	if (r->link_next && !out && !hmap_get(&x->links, r->link_next, 0))
-		remember_link(x, r->link_next, true, &me);
+	free(prev);
+	free(next);
+	if (r->link_prev && !prev)
+		remember_link(x, r->id, false, &p.me);
+	if (r->link_next && !next && !hmap_get(&x->links, r->link_next, 0))
+		remember_link(x, r->link_next, true, &p.me);
 }
 /* ------------------------------------------------------------- syscalls */
 
-/* "?" or v in decimal at p; returns the end.  snprintf was a tenth of FXT's time. */
+/* "?" or v in decimal at p; returns the end, without snprintf's cost. */
 static char *put_count(char *p, bool ok, uint32_t v)
 {
 	char digits[DEC_U64_MAX], *end = digits + sizeof(digits), *d;
@@ -1414,7 +1142,7 @@ static void x_counter(struct output *o, const struct model_counter *c)
 /* ---------------------------------------------------------------- losses */
 
 /* The track of a CPU's losses.  Indexed: a log may name 65536 CPUs, each
- * with many loss windows (a scan per window took 13 s for 655360). */
+ * with many loss windows, and a scan per window is quadratic. */
 static struct loss_track *loss_track(struct fxo *x, unsigned cpu)
 {
 	uintptr_t at = (uintptr_t)hmap_get(&x->loss_index, cpu, 0);

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_names.h"
 #include "output.h"
+#include "output_util.h"
 #include "report.h"
 #include "uring_names.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_names.h"
 #include "output.h"
 #include "report.h"
 #include "uring_names.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output_util.h"
 #include "report.h"
 
 void report_init(struct report *r, const struct output_meta *meta)

@@ -11,8 +11,6 @@
 #include "log_writer.h"
 #include "msg.h"
 
-const char *argp_program_bug_address = PACKAGE_BUGREPORT;
-
 #define VERSION_TEXT "uring-record (ringside) " PACKAGE_VERSION
 
 static const char doc[] =

@@ -37,10 +37,9 @@ enum syscall_mode {
 #define ENV_RING_MAX_DEFAULT		(32ull << 20)
 /*
  * 50 ms, not 5: every drain wakes the recorder and walks every ring.  At
- * 50 ms the recorder took 4 to 26 % less CPU per event on cached and
- * io-wq reads (6 to 24 % on SQPOLL) for the same IOPS and no loss, also
- * with 4M rings, and a quarter of the CPU on an idle host
- * (bench/RESULTS.md, "A longer drain interval").  A ring that passes a
+ * 50 ms the recorder takes less CPU per event for the same IOPS and no
+ * loss, and much less on an idle host (bench/RESULTS.md, "A longer drain
+ * interval").  A ring that passes a
  * quarter full wakes the recorder at once, whatever the interval.
  */
 #define ENV_DEFAULT_DRAIN_NS		(50ull * 1000 * 1000)

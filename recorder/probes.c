@@ -616,8 +616,8 @@ static bool required_failed(struct plan *pl)
 
 /*
  * Sum what the verifier processed for the loaded programs: the recorder's
- * start is mostly verification (once 1.1 s on 6.18 for one bpf_loop
- * callback, see drop_staged_one()), and the live tests hold it down.
+ * start is mostly verification (a bpf_loop callback once made it slow,
+ * see drop_staged_one()), and the live tests hold it down.
  */
 static void count_verified(struct probes *p, struct uring_record_bpf *skel)
 {

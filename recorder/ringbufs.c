@@ -14,6 +14,7 @@
 #include "log_format.h"
 #include "msg.h"
 #include "ringbufs.h"
+#include "stage.h"
 #include "uring_record.h"
 
 /* Publish the consumer position after this many bytes within one drain. */

@@ -3,7 +3,7 @@
  * The per-CPU BPF ring buffers and their consumer.
  *
  * The BPF side stages records per CPU and writes them to the CPU's ring in
- * batches (bpf/uring_record.h, UR_STAGE_BYTES): a ring-buffer entry holds
+ * batches (bpf/stage.h, UR_STAGE_BYTES): a ring-buffer entry holds
  * one or more whole records, split here by type size.  What a CPU has
  * staged reaches its ring when the stage fills, when ringbufs_flush_stages()
  * runs the BPF program flush_stage on that CPU, and at stop

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd_io.h"
 #include "tracefs.h"
 
 #define TRACEFS_MAGIC_NUMBER 0x74726163	/* include/uapi/linux/magic.h */
@@ -83,40 +84,6 @@ static void read_all(struct tracefs_info *ti, const char *dir)
 	}
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all_fd(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * In the child: a private mount namespace, tracefs mounted there, every
  * format file sent up the pipe as (int32 length or -errno, bytes).  The
@@ -133,7 +100,7 @@ static void __attribute__((noreturn)) child_read(struct tracefs_info *ti, int fd
 	else if (mount("tracefs", PRIVATE_MOUNTPOINT, "tracefs",
 		       MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL))
 		status = -errno - 1000;
-	if (write_all(fd, &status, sizeof(status)) || status)
+	if (fd_write_all(fd, &status, sizeof(status)) || status)
 		_exit(1);
 	for (size_t i = 0; i < ti->n; i++) {
 		char path[512];
@@ -144,8 +111,8 @@ static void __attribute__((noreturn)) child_read(struct tracefs_info *ti, int fd
 			 ti->tps[i].name);
 		text = read_text(path);
 		len = text ? (int32_t)strlen(text) : -errno;
-		if (write_all(fd, &len, sizeof(len)) ||
-		    (len > 0 && write_all(fd, text, (size_t)len)))
+		if (fd_write_all(fd, &len, sizeof(len)) ||
+		    (len > 0 && fd_write_all(fd, text, (size_t)len)))
 			_exit(1);
 		free(text);
 	}
@@ -174,7 +141,7 @@ static void read_private(struct tracefs_info *ti)
 		child_read(ti, pipefd[1]);
 	}
 	close(pipefd[1]);
-	if (read_all_fd(pipefd[0], &status, sizeof(status))) {
+	if (fd_read_all(pipefd[0], &status, sizeof(status))) {
 		snprintf(ti->unavailable, sizeof(ti->unavailable),
 			 "private tracefs mount: reader failed");
 	} else if (status <= -1000) {
@@ -190,12 +157,12 @@ static void read_private(struct tracefs_info *ti)
 		for (size_t i = 0; i < ti->n; i++) {
 			int32_t len;
 
-			if (read_all_fd(pipefd[0], &len, sizeof(len)))
+			if (fd_read_all(pipefd[0], &len, sizeof(len)))
 				break;
 			if (len < 0 || len > FORMAT_MAX)
 				continue;
 			ti->tps[i].text = malloc((size_t)len + 1);
-			if (!ti->tps[i].text || read_all_fd(pipefd[0], ti->tps[i].text, (size_t)len)) {
+			if (!ti->tps[i].text || fd_read_all(pipefd[0], ti->tps[i].text, (size_t)len)) {
 				free(ti->tps[i].text);
 				ti->tps[i].text = NULL;
 				break;

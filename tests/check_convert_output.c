@@ -19,10 +19,13 @@
 #include <unistd.h>
 
 #include "convert_test.h"
+#include "csv_tables.h"
 #include "event_layout.h"
 #include "merge.h"
+#include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
+#include "output_util.h"
 #include "sanitizer.h"
 #include "test_util.h"
 

@@ -30,6 +30,7 @@
 
 #include "convert_test.h"
 #include "fxt_layout.h"
+#include "fxt_plan.h"
 #include "fxt_reader.h"
 #include "test_util.h"
 
@@ -1395,6 +1396,136 @@ START_TEST(test_lanes_allocator)
 }
 END_TEST
 
+/* ---------------------------------------- fxt_plan on its own */
+
+/* Where lifetimes are drawn from and to, and the note that says why. */
+START_TEST(test_plan_lifetime)
+{
+	struct model_request r = { .status = REQ_COMPLETE, .submit_ts = 100, .complete_ts = 300 };
+	struct fxt_lifetime lt = fxt_plan_lifetime(&r, 50, 1000);
+
+	ck_assert_uint_eq(lt.start, 100);
+	ck_assert_uint_eq(lt.end, 300);
+	ck_assert_ptr_null(lt.note);
+
+	r.status = REQ_IN_FLIGHT_AT_START;
+	lt = fxt_plan_lifetime(&r, 50, 1000);
+	ck_assert_uint_eq(lt.start, 50);
+	ck_assert_ptr_nonnull(strstr(lt.note, "before the recording started"));
+
+	r = (struct model_request){ .status = REQ_IN_FLIGHT_AT_END, .submit_ts = 100 };
+	lt = fxt_plan_lifetime(&r, 50, 1000);
+	ck_assert_uint_eq(lt.end, 1000);
+	ck_assert_ptr_nonnull(strstr(lt.note, "still in flight"));
+
+	/* submission lost: from the first event; completion lost: to the last */
+	r = (struct model_request){ .status = REQ_INCOMPLETE, .queue_async_ts = 200,
+				    .work_begin_ts = 250, .work_end_ts = 400 };
+	lt = fxt_plan_lifetime(&r, 50, 1000);
+	ck_assert_uint_eq(lt.start, 200);
+	ck_assert_uint_eq(lt.end, 400);
+	ck_assert_ptr_nonnull(strstr(lt.note, "submission not recorded"));
+
+	/* nothing recorded: nothing to draw from */
+	r = (struct model_request){ .status = REQ_INCOMPLETE };
+	ck_assert_uint_eq(fxt_plan_lifetime(&r, 50, 1000).start, 0);
+}
+END_TEST
+
+/* A request punted to io-wq: its steps, and its arrow submit -> lifetime ->
+ * io-wq queue -> work -> CQE. */
+START_TEST(test_plan_iowq)
+{
+	struct model_request r = {
+		.status = REQ_COMPLETE, .submit_ts = 100, .queue_async_ts = 120,
+		.worker_tid = 7, .work_begin_ts = 150, .work_end_ts = 280, .complete_ts = 300,
+	};
+	struct fxt_plan_input in = { .r = &r, .lane = true, .lane_th = FXT_THREAD(1, 2),
+				     .submit = true, .worker = true, .cqe = true };
+	struct fxt_plan p;
+	static const char *const steps[] = { "issue", "io-wq queue", "io-wq run", "after io-wq" };
+
+	in.life = fxt_plan_lifetime(&r, 0, 1000);
+	fxt_plan_request(&in, &p);
+	ck_assert_uint_eq(p.nph, 4);
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_str_eq(p.ph[i].name, steps[i]);
+	ck_assert_uint_eq(p.ph[1].start, 120);
+	ck_assert_uint_eq(p.ph[1].end, 150);
+	ck_assert(p.request_flow);
+	ck_assert_int_eq(p.flow[FXT_SLOT_SUBMIT], FXT_FLOW_BEGIN);
+	ck_assert_int_eq(p.flow[FXT_SLOT_LANE], FXT_FLOW_STEP);
+	ck_assert_int_eq(p.flow[FXT_SLOT_PHASE0], FXT_FLOW_NONE);
+	ck_assert_int_eq(p.flow[FXT_SLOT_PHASE0 + 1], FXT_FLOW_STEP);	/* hands over */
+	ck_assert_int_eq(p.flow[FXT_SLOT_PHASE0 + 2], FXT_FLOW_NONE);
+	ck_assert_int_eq(p.flow[FXT_SLOT_WORKER], FXT_FLOW_STEP);
+	ck_assert_int_eq(p.flow[FXT_SLOT_CQE], FXT_FLOW_END);
+	ck_assert(p.me.on && p.me.completed);
+	ck_assert_uint_eq(p.me.nph, 4);
+	ck_assert_uint_eq(p.me.ph_start[3], 280);
+
+	/* no lane: no lifetime, no steps, the arrow skips them */
+	in.lane = false;
+	fxt_plan_request(&in, &p);
+	ck_assert(!p.on[FXT_SLOT_LANE]);
+	ck_assert_uint_eq(p.nph, 0);
+	ck_assert(!p.me.on);
+	ck_assert_int_eq(p.flow[FXT_SLOT_SUBMIT], FXT_FLOW_BEGIN);
+	ck_assert_int_eq(p.flow[FXT_SLOT_WORKER], FXT_FLOW_STEP);
+
+	/* events lost: no arrows at all */
+	in.lane = true;
+	r.status = REQ_INCOMPLETE;
+	fxt_plan_request(&in, &p);
+	ck_assert(!p.request_flow);
+	for (unsigned s = 0; s < FXT_SLOT_COUNT; s++)
+		ck_assert_int_eq(p.flow[s], FXT_FLOW_NONE);
+
+	/* only the submission admitted on its thread: one point, no arrow */
+	r.status = REQ_COMPLETE;
+	in = (struct fxt_plan_input){ .r = &r, .life = in.life, .submit = true };
+	fxt_plan_request(&in, &p);
+	ck_assert(!p.request_flow);
+}
+END_TEST
+
+/* The successor of a link that its predecessor's completion released: it
+ * waits for the link, then is issued; the arrow goes from the end of the
+ * predecessor's lifetime (late, on its lane) to the step starting there. */
+START_TEST(test_plan_link)
+{
+	struct fxt_drawn pred = { .on = true, .completed = true, .lane = FXT_THREAD(1, 3),
+				  .start = 100, .end = 200, .nph = 2, .ph_start = { 100, 150 } };
+	struct model_request r = { .status = REQ_COMPLETE, .submit_ts = 100, .complete_ts = 300,
+				   .link_prev = 9 };
+	struct fxt_plan_input in = { .r = &r, .lane = true, .lane_th = FXT_THREAD(1, 2),
+				     .pred = &pred };
+	struct fxt_plan p;
+
+	in.life = fxt_plan_lifetime(&r, 0, 1000);
+	fxt_plan_request(&in, &p);
+	ck_assert_uint_eq(p.nph, 2);
+	ck_assert_str_eq(p.ph[0].name, "link wait");
+	ck_assert_str_eq(p.ph[1].name, "issue");
+	ck_assert_uint_eq(p.ph[1].start, 200);
+	ck_assert(p.link[0].ok);
+	ck_assert(!p.link[1].ok);
+	ck_assert_int_eq(p.link[0].our_type, FXT_FLOW_END);
+	ck_assert_int_eq(p.link[0].our_slot, FXT_SLOT_PHASE0 + 1);
+	ck_assert_int_eq(p.link[0].late_type, FXT_FLOW_BEGIN);
+	ck_assert_uint_eq(p.link[0].late_th.tid, 3);
+	ck_assert_uint_eq(p.link[0].late_ts, 150);	/* its last step holds its end */
+	ck_assert_uint_eq(fxt_drawn_slice_at(&pred, 199), 150);
+	ck_assert_uint_eq(fxt_drawn_slice_at(&pred, 200), 0);
+
+	/* the predecessor's events were lost: no link arrow */
+	pred.on = false;
+	fxt_plan_request(&in, &p);
+	ck_assert(!p.link[0].ok);
+	ck_assert_uint_eq(p.nph, 0);
+}
+END_TEST
+
 START_TEST(test_span_guard)
 {
 	struct fxt_span_guard g = { 0 };
@@ -1932,6 +2063,9 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_random_mix);
 	tcase_add_test(tc, test_lanes_allocator);
 	tcase_add_test(tc, test_span_guard);
+	tcase_add_test(tc, test_plan_lifetime);
+	tcase_add_test(tc, test_plan_iowq);
+	tcase_add_test(tc, test_plan_link);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_cli);
 	suite_add_tcase(s, tc);

@@ -33,7 +33,7 @@ check-needs-check:
 	@exit 1
 endif
 
-# --- FXT writer and reader (issue 5) --------------------------------------
+# --- FXT writer and reader ------------------------------------------------
 # tests/libfxtreader.a: an FXT reader independent of converter/fxt_writer,
 # for any test that checks FXT output.  tests/check_fxt: writer round trips,
 # interning, limits, the golden file (regenerate on purpose with
@@ -51,7 +51,7 @@ endif
 EXTRA_DIST += tests/golden/fxt_writer_basic.fxt
 # --- end FXT --------------------------------------------------------------
 
-# --- tests/workload: the ground-truth io_uring workload (issue 6) ---------
+# --- tests/workload: the ground-truth io_uring workload -------------------
 # One JSON document per run saying exactly what it did (schema and scenarios
 # at the top of tests/workload.c).  tests/check_workload runs every scenario
 # unprivileged, validates the JSON and, when strace is installed, compares
@@ -79,7 +79,7 @@ endif
 endif
 # --- end workload ---------------------------------------------------------
 
-# --- uring-convert (issue 4) ----------------------------------------------
+# --- uring-convert --------------------------------------------------------
 # tests/check_convert: the request model on synthetic logs (paths, reuse,
 # losses, links, overflow, syscalls, selection).  tests/check_convert_output:
 # CSV/JSON/summary, the command line, golden outputs under tests/golden/
@@ -118,7 +118,7 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 	tests/golden/convert_v1/counters.csv
 # --- end uring-convert ----------------------------------------------------
 
-# --- uring-convert --format=fxt (issue 5) ---------------------------------
+# --- uring-convert --format=fxt -------------------------------------------
 # tests/check_fxt_output: the FXT output on synthetic logs, read back with
 # tests/fxt_reader (Perfetto's slice stacks and flow binding replayed), the
 # lane allocator, the command line and a byte-exact golden file
@@ -141,7 +141,7 @@ endif
 EXTRA_DIST += tests/golden/convert_fxt.fxt
 # --- end fxt output -------------------------------------------------------
 
-# --- uring-record (issue 3) -----------------------------------------------
+# --- uring-record ---------------------------------------------------------
 # tests/logstat: a log's contents as JSON (records per type and thread,
 # submissions and completions per opcode, syscalls, tasks, losses, ids that
 # look like kernel addresses), read
@@ -194,10 +194,10 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh
 # --- end uring-record -----------------------------------------------------
 
-# --- fuzzing and hardening (issue 9): see tests/fuzz/local.mk ---------------
+# --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------
 include tests/fuzz/local.mk
 
-# --- end-to-end suite and kernel matrix (issues 6 and 8) -----------------
+# --- end-to-end suite and kernel matrix -----------------------------------
 # tests/e2e/e2e.sh: every run of tests/e2e/plan, and the --cgroup cases
 # (tests/e2e/cgroup.sh), recorded with uring-record
 # next to an unrelated io_uring process (tests/e2e/bystander), converted

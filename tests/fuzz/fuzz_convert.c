@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "csv_tables.h"
 #include "fuzz_input.h"
 #include "fxt_layout.h"
 #include "fxt_reader.h"

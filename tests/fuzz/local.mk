@@ -1,4 +1,4 @@
-# tests/fuzz/ (issue 9): fuzz targets for the log reader and the whole
+# tests/fuzz/: fuzz targets for the log reader and the whole
 # conversion, their seed corpus, and every crash they found.
 #
 # make check  builds the targets' code with the ordinary compiler and

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The per-CPU staging protocol between the BPF programs (bpf/emit.bpf.h)
+ * and the recorder (recorder/ringbufs.c).
+ *
+ * Records are not written to the ring buffer one by one: each CPU stages
+ * them back to back in its ur_cpu_state and hands UR_STAGE_BYTES or so to
+ * its ring in one bpf_ringbuf_output(), which takes the ring buffer's lock,
+ * its header and the first write to a cold ring line off the per-event
+ * path.  A ring-buffer entry therefore holds one or more whole records;
+ * the recorder splits them by type size.
+ *
+ * The outermost program running on a CPU appends its record to the CPU's
+ * stage, and the stage goes to the CPU's ring buffer once it is nearly
+ * full -- or when the recorder runs the flush_stage program on that CPU
+ * (every flush interval, so that a CPU that went quiet does not keep old
+ * records), or, at stop, reads what is left (stage_len bytes of stage)
+ * from the cpu_states map.  A program that interrupts another on the same
+ * CPU (depth > 0) must not touch the stage the interrupted one is filling:
+ * it builds its record in a nest slot and writes it to the ring buffer at
+ * once.  Readers sort records by time (uring-log(5)), so a nested record
+ * that reaches the ring before older staged ones is in its place in the log.
+ */
+#ifndef RINGSIDE_STAGE_H
+#define RINGSIDE_STAGE_H
+
+#include <linux/types.h>
+
+/* UR_RECORD_MAX is the largest record (bytes). */
+#define UR_STAGE_BYTES		8192		/* power of two */
+#define UR_RECORD_MAX		80
+/*
+ * Programs nest on a CPU (an interrupt's program inside a task's): only the
+ * outermost one stages; nested ones build their record in one of these
+ * slots and write it to the ring buffer directly.  Deeper nesting drops.
+ */
+#define UR_NEST_SLOTS		4		/* power of two */
+
+/*
+ * Per-CPU state of the BPF side (PERCPU_ARRAY "cpu_states", one slot).
+ * pending counts events dropped on this CPU that no "lost" record has
+ * reported yet; first_ts/last_ts place them in time.  The recorder reads it
+ * at stop to write "lost" records with EVF_LOSS_AT_STOP, and to collect the
+ * records still staged (stage_len bytes of stage).
+ */
+struct ur_cpu_state {
+	__u64 pending;
+	__u64 first_ts;
+	__u64 last_ts;
+	__u32 woken;			/* a wakeup was forced for this fill */
+	__u32 depth;			/* programs running on this CPU */
+	__u32 stage_len;		/* bytes staged */
+	__u32 drop_off;		/* drop_staged() walk */
+	/* what io_uring_enter's entry found, for its exit (enter_cache_put) */
+	__u64 enter_ring;
+	__u64 enter_fd;			/* its arguments fd and flags */
+	__u64 enter_flags;
+	__u64 enter_switches;		/* the task's nvcsw + nivcsw at the entry */
+	__u32 enter_tid;
+	__u32 pad;
+	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
+	__u8 nest[UR_NEST_SLOTS][UR_RECORD_MAX];
+};
+
+#endif /* RINGSIDE_STAGE_H */
