@@ -11,11 +11,11 @@
  *    being assembled: target is the chain head on 6.1 and the previous
  *    member on later kernels, so the model keeps its own chain (head,
  *    last member) and uses target only to find the chain.
- *  - complete fires when the CQE is written.  Since 6.18 an overflowing CQE
- *    fires only cqe_overflow (ring, user_data; no request), earlier kernels
- *    fire complete and then cqe_overflow.  CQEs with IORING_CQE_F_MORE keep
- *    a multishot request open.  complete with req == 0 is a CQE of no
- *    request (MSG_RING into this ring, ...).
+ *  - complete fires once the CQE was written to the CQ ring.  A CQE that
+ *    does not fit fires only cqe_overflow (ring, user_data; no request),
+ *    never complete as well: an overflow is a CQE of its own.  CQEs with
+ *    IORING_CQE_F_MORE keep a multishot request open.  complete with
+ *    req == 0 is a CQE of no request (MSG_RING into this ring, ...).
  *  - task_work_run (tctx_task_work_run) and local_work_run
  *    (__io_run_local_work) fire at the END of a task-work batch, after the
  *    batch's completions were flushed, with the number of items run: the
@@ -58,9 +58,6 @@ struct task_state {
 	size_t nheld, heldcap;
 	uint64_t last_activity_ts;	/* io-wq worker: last switch-in / completion */
 	struct req *current_work;	/* io-wq worker: request of the last work_begin */
-	struct req *last_cqe_req;	/* request of this thread's last complete */
-	uint64_t last_cqe_seq;		/* record number of that complete */
-	uint64_t last_seq;		/* record number of this thread's last event */
 	bool is_worker_guess;
 	bool uses_io_uring;		/* submitted, entered or ran io_uring task work */
 	bool traced_work;		/* io-wq worker with work_begin/work_end events */
@@ -93,14 +90,12 @@ struct req {
 	struct chain *chain;
 	/*
 	 * The one thread that may point at this request through its
-	 * current_work (the last worker to begin it) and the one through its
-	 * last_cqe_req (the last thread to post a CQE of it): req_emit()
-	 * clears those pointers, so that no thread is left pointing at a
-	 * request that is gone (a log with two work_begins for one request,
-	 * or CQEs of one request from two threads, then its ring re-created).
-	 * Tasks live as long as the model.
+	 * current_work (the last worker to begin it): req_emit() clears that
+	 * pointer, so that no thread is left pointing at a request that is
+	 * gone (a log with two work_begins for one request, then its ring
+	 * re-created).  Tasks live as long as the model.
 	 */
-	struct task_state *work_task, *cqe_task;
+	struct task_state *work_task;
 };
 
 struct syscall_state {
@@ -143,7 +138,6 @@ struct model {
 	uint64_t next_req_id, next_sys_id;
 	struct spares spare_reqs, spare_syscalls;
 	uint64_t loss_seq, loss_max_end;
-	uint64_t seq;			/* records processed */
 	uint64_t cur_req;		/* request the current record refers to */
 	uint64_t now;
 	bool oom;
@@ -490,8 +484,6 @@ static void req_emit(struct model *m, struct req *rq)
 			free(rq->chain);
 		rq->chain = NULL;
 	}
-	if (rq->cqe_task && rq->cqe_task->last_cqe_req == rq)
-		rq->cqe_task->last_cqe_req = NULL;
 	if (rq->work_task && rq->work_task->current_work == rq)
 		rq->work_task->current_work = NULL;
 	rq->ring->r.requests++;
@@ -1402,16 +1394,6 @@ have_request:
 	}
 	if (!rq->r.sqe_valid)
 		rq->r.user_data = e->user_data;
-	if (ts) {
-		/* Only the latest thread points at it (struct req,
-		 * cqe_task).  An overflow pairs only with its own thread's
-		 * record just before it, so no pairing is lost. */
-		if (rq->cqe_task && rq->cqe_task != ts && rq->cqe_task->last_cqe_req == rq)
-			rq->cqe_task->last_cqe_req = NULL;
-		rq->cqe_task = ts;
-		ts->last_cqe_req = rq;
-		ts->last_cqe_seq = m->seq;
-	}
 	if (e->cflags & IORING_CQE_F_MORE_BIT) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .request = &rq->r,
@@ -1439,40 +1421,36 @@ have_request:
 	held_push(m, ts, rq);
 }
 
+/*
+ * A CQE that did not fit the CQ ring.  On every supported kernel (6.1 ..
+ * 6.18) io_fill_cqe_req() and io_fill_cqe_aux() fire complete only once
+ * io_get_cqe() gave them a slot, and an overflowing CQE goes to
+ * io_cqring_event_overflow() (io_alloc_ocqe() since 6.16), which fires
+ * only cqe_overflow (ring, user_data; no request).  So an overflow is
+ * always a CQE of its own, never the complete just before it (5.19 traced
+ * complete first; 6.1 no longer does).  Its request is the oldest open one
+ * of this ring with this user_data.
+ */
 static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
-			    struct task_state *ts, uint64_t prev_seq)
+			    struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
 	bool dropped = e->flags & EVF_CQE_DROPPED;
-	struct req *rq = NULL;
-	uint64_t rq_id = 0;
+	struct req *rq;
+	uint64_t rq_id;
 
 	if (!rs)
 		return;
-	/* Kernels before 6.18: complete fired just before, for this CQE. */
-	if (ts && ts->last_cqe_req && ts->last_cqe_seq == prev_seq &&
-	    ts->last_cqe_req->ring == rs && ts->last_cqe_req->r.user_data == e->user_data) {
-		rq = ts->last_cqe_req;
-		m->cur_req = rq_id = rq->r.id;
-		rq->r.modifiers |= REQM_CQ_OVERFLOW | (dropped ? REQM_CQE_DROPPED : 0);
-		if (!rq->r.overflow_ts)
-			rq->r.overflow_ts = e->ts;
-	} else {
-		/* 6.18: the overflow is the completion.  Its request is the
-		 * oldest open one of this ring with this user_data. */
-		rq = req_by_user_data(m, rs, e->user_data);
-		struct ev_complete fake = {
-			.ts = e->ts, .tid = e->tid, .tgid = e->tgid, .type = EV_COMPLETE,
-			.res = e->res, .ring = e->ring, .req = rq ? rq->r.req_ptr : 0,
-			.user_data = e->user_data, .cflags = e->cflags,
-		};
+	rq = req_by_user_data(m, rs, e->user_data);
+	struct ev_complete fake = {
+		.ts = e->ts, .tid = e->tid, .tgid = e->tgid, .type = EV_COMPLETE,
+		.res = e->res, .ring = e->ring, .req = rq ? rq->r.req_ptr : 0,
+		.user_data = e->user_data, .cflags = e->cflags,
+	};
 
-		/* on_complete() may deliver and free rq: keep its id. */
-		rq_id = rq ? rq->r.id : 0;
-		on_complete(m, &fake, ts, true, dropped);
-		if (ts)
-			ts->last_cqe_req = NULL;	/* only a real complete pairs with an overflow */
-	}
+	/* on_complete() may deliver and free rq: keep its id. */
+	rq_id = rq ? rq->r.id : 0;
+	on_complete(m, &fake, ts, true, dropped);
 	marker_id(m, dropped ? MARK_CQE_DROPPED : MARK_CQE_OVERFLOW, HDR(e), rs, rq_id, e->res,
 		  e->user_data, e->cflags, 0, 0);
 }
@@ -1596,10 +1574,8 @@ static uint64_t record_ring_id(const struct ev_header *h)
 void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 {
 	struct task_state *ts;
-	uint64_t prev_seq;
 
 	m->now = h->ts;
-	m->seq++;
 	m->cur_req = 0;
 	/* A context switch names whatever ran next to an io_uring thread:
 	 * only tasks already known are touched. */
@@ -1607,9 +1583,6 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		ts = h->tid ? hmap_get(&m->tasks, h->tid, 0) : NULL;
 	else
 		ts = h->tid ? task_get(m, h->tid, h->tgid) : NULL;
-	prev_seq = ts ? ts->last_seq : 0;
-	if (ts)
-		ts->last_seq = m->seq;
 
 	switch (h->type) {
 	case EV_LOST:
@@ -1668,7 +1641,7 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		on_req_failed(m, (const void *)h, ts);
 		break;
 	case EV_CQE_OVERFLOW:
-		on_cqe_overflow(m, (const void *)h, ts, prev_seq);
+		on_cqe_overflow(m, (const void *)h, ts);
 		break;
 	case EV_POLL_ARM:
 		on_poll_arm(m, (const void *)h);

@@ -2,8 +2,8 @@
 /*
  * uring-convert's request model on synthetic logs: every path, pointer
  * reuse, losses, requests in flight at both ends, threads and rings,
- * SQPOLL, links with a failure, multishot, aux CQEs, CQ overflow in the
- * 6.1 and 6.18 styles, syscall slices, damaged frames, selection.
+ * SQPOLL, links with a failure, multishot, aux CQEs, CQ overflow,
+ * syscall slices, damaged frames, selection.
  */
 #include <check.h>
 #include <stdio.h>
@@ -218,9 +218,8 @@ END_TEST
  * another thread (closing the request), a new request with the same
  * user_data takes its place, and then the first thread reports a CQE
  * overflow.  The overflow cannot be the first CQE's (that request is
- * gone): it is the new request's completion, as when no complete comes
- * before an overflow (6.18), not a mark on whatever reuses the closed
- * request's memory.  (Found under AddressSanitizer like the test above.)
+ * gone): it is the new request's completion, as every overflow is a CQE
+ * of its own, not a mark on whatever reuses the closed request's memory.  (Found under AddressSanitizer like the test above.)
  */
 START_TEST(test_overflow_after_ring_recreated)
 {
@@ -621,7 +620,7 @@ START_TEST(test_sqpoll)
 }
 END_TEST
 
-/* Multishot CQEs, aux CQEs (req 0), CQ overflow in both kernel styles. */
+/* Multishot CQEs, aux CQEs (req 0), CQ overflow. */
 START_TEST(test_cqes)
 {
 	struct scen sc;
@@ -639,15 +638,11 @@ START_TEST(test_cqes)
 	ev_complete(&sc, T0 + 7 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
 	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
 	ev_complete(&sc, T0 + 9 * US, TID, PID, RING, 0x45, 9, -125, 0);
-	/* 6.18: the overflow is the completion. */
+	/* The overflow is the completion. */
 	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0x42, OP_NOP, 2, 0, 0);
 	ev_submit(&sc, T0 + 11 * US, TID, PID, RING, 0x43, OP_NOP, 2, 0, 0);
 	ev_overflow(&sc, T0 + 12 * US, TID, PID, RING, 2, 0, false);
 	ev_overflow(&sc, T0 + 13 * US, TID, PID, RING, 2, 0, true);
-	/* 6.1: complete, then overflow of the same CQE. */
-	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0x44, OP_NOP, 3, 0, 0);
-	ev_complete(&sc, T0 + 21 * US, TID, PID, RING, 0x44, 3, 0, 0);
-	ev_overflow(&sc, T0 + 21 * US + 1, TID, PID, RING, 3, 0, false);
 	c = run(&sc);
 
 	r = req_by_ud(c, 1);
@@ -665,7 +660,7 @@ START_TEST(test_cqes)
 	ck_assert_uint_eq(r->ncqes, 3);
 	ck_assert_uint_eq(r->first_cqe_ts, T0 + 7 * US);
 	/* Oldest open request with user_data 2 first. */
-	ck_assert_uint_eq(c->nreq, 5);
+	ck_assert_uint_eq(c->nreq, 4);
 	for (size_t i = 0; i < c->nreq; i++) {
 		if (c->req[i].req_ptr == 0x42) {
 			ck_assert(c->req[i].modifiers & REQM_CQ_OVERFLOW);
@@ -677,12 +672,51 @@ START_TEST(test_cqes)
 			ck_assert_uint_eq(c->req[i].complete_ts, T0 + 13 * US);
 		}
 	}
-	r = req_by_ud(c, 3);
-	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
-	ck_assert_uint_eq(r->complete_ts, T0 + 21 * US);
-	ck_assert_uint_eq(r->ncqes, 1);
-	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 2);
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
 	ck_assert_uint_eq(count_markers(c, MARK_CQE_DROPPED), 1);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * Nine NOPs with one user_data into a CQ ring of eight, all nine CQEs
+ * reaped: eight completes, then the ninth CQE overflows.  complete fires
+ * only for a CQE that got a slot (io_fill_cqe_req(), 6.1 .. 6.18), so the
+ * overflow right after the eighth complete, on the same thread with the
+ * same user_data, is the ninth request's CQE, not a mark on the eighth.
+ */
+START_TEST(test_overflow_after_complete_is_another_cqe)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "overflow_nine.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 5, 9, 0, 0);
+	for (unsigned i = 0; i < 9; i++)
+		ev_submit(&sc, T0 + (3 + i) * US, TID, PID, RING, 0x500 + i, OP_NOP, 77, 0, 0);
+	for (unsigned i = 0; i < 8; i++)
+		ev_complete(&sc, T0 + (20 + i) * US, TID, PID, RING, 0x500 + i, 77, 0, 0);
+	ev_overflow(&sc, T0 + 28 * US, TID, PID, RING, 77, 0, false);
+	ev_enter_end(&sc, T0 + 30 * US, TID, PID, RING, 9);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 9);
+	for (size_t i = 0; i < c->nreq; i++) {
+		const struct model_request *r = &c->req[i];
+
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		ck_assert_uint_eq(r->ncqes, 1);
+		if (r->req_ptr == 0x508) {
+			ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+			ck_assert_uint_eq(r->complete_ts, T0 + 28 * US);
+		} else {
+			ck_assert(!(r->modifiers & REQM_CQ_OVERFLOW));
+		}
+	}
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
 	capture_free(c);
 	scen_free(&sc);
 }
@@ -1045,6 +1079,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_iowq);
 	tcase_add_test(tc, test_work_handed_over_then_ring_recreated);
 	tcase_add_test(tc, test_overflow_after_ring_recreated);
+	tcase_add_test(tc, test_overflow_after_complete_is_another_cqe);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
