@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The request model.  Kernel facts it relies on (io_uring/io_uring.c,
- * poll.c, io-wq.c, include/trace/events/io_uring.h, 6.1 .. 6.18):
+ * poll.c, io-wq.c, notif.c, net.c, include/trace/events/io_uring.h,
+ * 6.1 .. 6.18):
  *
  *  - submit (io_uring_submit_req, io_uring_submit_sqe before 6.4) fires in
  *    io_submit_sqe() after io_init_req() succeeded, before the request is
@@ -23,6 +24,10 @@
  *  - poll_arm fires in io_arm_poll_handler() when async poll was armed;
  *    task_add fires in __io_poll_execute() when a poll (async or
  *    IORING_OP_POLL_ADD) is woken and queues task work.
+ *  - A zero-copy send completes with IORING_CQE_F_MORE, then its
+ *    notification (IORING_CQE_F_NOTIF) is posted for a request of its own
+ *    (io_alloc_notif(): another pointer, never submitted, same user_data):
+ *    the notification ends the send.
  *  - Request and ring pointers are reused by the kernel.
  */
 #include <stdlib.h>
@@ -34,6 +39,9 @@
 
 #define IOSQE_CQE_SKIP_SUCCESS_BIT	(1u << 6)
 #define IORING_CQE_F_MORE_BIT		(1u << 1)
+#define IORING_CQE_F_NOTIF_BIT		(1u << 3)
+#define IORING_OP_SEND_ZC_VALUE		47
+#define IORING_OP_SENDMSG_ZC_VALUE	48
 #define IORING_SETUP_IOPOLL_BIT		(1u << 0)
 #define IORING_SETUP_SQPOLL_BIT		(1u << 1)
 #define ECANCELED_VALUE			125
@@ -564,7 +572,7 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
  * with sqe_valid, whose user_data then never changes) under (ring,
  * user_data).  It has the highest id so far, so appending keeps each list
  * oldest first.  An index kept up to date, not a scan per lookup: an
- * overflow storm on 6.18, or CQEs of no known request, would otherwise
+ * overflow storm, or CQEs of no known request, would otherwise
  * cost a scan of every open request each.
  */
 static void req_index_user_data(struct model *m, struct req *rq)
@@ -589,7 +597,7 @@ static void req_index_user_data(struct model *m, struct req *rq)
 
 /*
  * The oldest open request of a ring with this user_data that was submitted
- * (CQEs that carry no request pointer: 6.18 overflows, multishot CQEs
+ * (CQEs that carry no request pointer: overflows, multishot CQEs
  * posted through io_req_post_cqe()/io_fill_cqe_aux()).
  */
 static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint64_t user_data)
@@ -599,6 +607,41 @@ static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint
 	if (rq && !m->cur_req)
 		m->cur_req = rq->r.id;
 	return rq;
+}
+
+static bool req_is_zc_send(const struct req *rq)
+{
+	return rq->r.opcode == IORING_OP_SEND_ZC_VALUE ||
+	       rq->r.opcode == IORING_OP_SENDMSG_ZC_VALUE;
+}
+
+/*
+ * The zero-copy send whose notification this CQE is.  io_send_zc_prep()
+ * gives the notification a request of its own (io_alloc_notif(): another
+ * pointer, never submitted) with the send's user_data and
+ * IORING_CQE_F_NOTIF; the send completes first with IORING_CQE_F_MORE
+ * once sock_sendmsg() was called, and the notification follows when the
+ * network stack releases the buffers (task work of the submitter, or a
+ * kworker when the task is gone).  So: the oldest open SEND_ZC or
+ * SENDMSG_ZC of the ring with this user_data that already posted its
+ * first CQE.
+ */
+static struct req *req_zc_of_notif(struct model *m, struct ring_state *rs, uint64_t user_data)
+{
+	struct req *head = hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data);
+	struct req *rq = head;
+
+	if (!head)
+		return NULL;
+	do {
+		if (req_is_zc_send(rq) && rq->r.ncqes) {
+			if (!m->cur_req)
+				m->cur_req = rq->r.id;
+			return rq;
+		}
+		rq = rq->ud_next;
+	} while (rq != head);
+	return NULL;
 }
 
 /* ----------------------------------------------------- held completions */
@@ -1356,6 +1399,7 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 			bool overflowed, bool dropped)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
+	bool notif = false;
 	struct req *rq;
 
 	if (!rs)
@@ -1366,6 +1410,17 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!e->req && (e->cflags & IORING_CQE_F_MORE_BIT) &&
 	    (rq = req_by_user_data(m, rs, e->user_data)))
 		goto have_request;
+	if ((e->cflags & IORING_CQE_F_NOTIF_BIT) &&
+	    (rq = req_zc_of_notif(m, rs, e->user_data))) {
+		struct req *stale = req_lookup(m, rs, e->req, false);
+
+		/* The notification's request is live: whatever the model
+		 * still had open at its pointer ended unseen. */
+		if (stale && stale != rq)
+			req_close_reused(m, stale);
+		notif = true;
+		goto have_request;
+	}
 	if (!e->req) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
@@ -1402,20 +1457,29 @@ have_request:
 		};
 
 		rq->r.modifiers |= REQM_MULTISHOT;
+		if (req_is_zc_send(rq)) {
+			/* The send's result is in this CQE; its
+			 * notification (res 0) only ends it. */
+			rq->r.res = e->res;
+			rq->r.cflags = e->cflags;
+		}
 		if (m->ops->cqe)
 			m->ops->cqe(m->out, &c);
 		return;
 	}
 	rq->r.complete_ts = e->ts;
 	rq->r.complete_tid = e->tid;
-	rq->r.res = e->res;
-	rq->r.cflags = e->cflags;
+	if (!notif) {
+		rq->r.res = e->res;
+		rq->r.cflags = e->cflags;
+	}
 	if (ts && ts->open_sys && ts->open_sys->s.kind == SYS_ENTER)
 		rq->r.complete_syscall = ts->open_sys->s.id;
 	if (rq->r.work_begin_ts && !rq->r.work_end_ts && ts &&
 	    ts->t.tid == rq->r.worker_tid)
 		ts->last_activity_ts = e->ts;
-	place_worker(m, rq, ts);
+	if (!notif)	/* posted for the network stack, not by the worker */
+		place_worker(m, rq, ts);
 	classify_completed(m, rq, ts);
 	req_unlink_open(m, rq);
 	held_push(m, ts, rq);

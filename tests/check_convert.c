@@ -31,6 +31,7 @@
 #define IOSQE_IO_LINK 4
 #define IOSQE_CQE_SKIP 64
 #define CQE_F_MORE 2
+#define CQE_F_NOTIF 8
 #define US 1000ull
 
 static struct capture *run(struct scen *sc)
@@ -722,6 +723,54 @@ START_TEST(test_overflow_after_complete_is_another_cqe)
 }
 END_TEST
 
+/*
+ * SEND_ZC: the send completes with IORING_CQE_F_MORE (its result), then a
+ * kworker posts the notification with the notification's own request
+ * pointer, the send's user_data and IORING_CQE_F_NOTIF.  The notification
+ * ends the send; it is not a request of its own (a NOP in flight at start
+ * on a ring created in the recording).  A request the model still had
+ * open at the notification's pointer ended unseen (skipped CQE).
+ */
+START_TEST(test_send_zc_notification)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "send_zc.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 200, 2, "kworker/0:1", 0x00200000, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x71, OP_READ, 5, IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x72, 48 /* SENDMSG_ZC */, 9, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0x72, 9, 4096, CQE_F_MORE);
+	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x73, 47 /* SEND_ZC */, 10, 0, 0);
+	ev_complete(&sc, T0 + 6 * US, TID, PID, RING, 0x73, 10, -32, 0);	/* no notif */
+	ev_complete(&sc, T0 + 9 * US, 200, 2, RING, 0x71, 9, 0, CQE_F_NOTIF);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 3);
+	r = req_by_ud(c, 9);
+	ck_assert_int_eq(r->opcode, 48);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(r->ncqes, 2);
+	ck_assert_uint_eq(r->first_cqe_ts, T0 + 4 * US);
+	ck_assert_uint_eq(r->complete_ts, T0 + 9 * US);
+	ck_assert_uint_eq(r->complete_tid, 200);
+	ck_assert_int_eq(r->res, 4096);
+	r = req_by_ud(c, 10);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_int_eq(r->res, -32);
+	r = req_by_ud(c, 5);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+	for (size_t i = 0; i < c->nreq; i++)
+		ck_assert_int_ne(c->req[i].status, REQ_IN_FLIGHT_AT_START);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_unpaired_syscalls)
 {
 	struct scen sc;
@@ -1090,6 +1139,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_threads_and_rings);
 	tcase_add_test(tc, test_sqpoll);
 	tcase_add_test(tc, test_cqes);
+	tcase_add_test(tc, test_send_zc_notification);
 	tcase_add_test(tc, test_unpaired_syscalls);
 	tcase_add_test(tc, test_selection);
 	tcase_add_test(tc, test_time_args);
