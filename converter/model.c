@@ -28,6 +28,11 @@
  *    notification (IORING_CQE_F_NOTIF) is posted for a request of its own
  *    (io_alloc_notif(): another pointer, never submitted, same user_data):
  *    the notification ends the send.
+ *  - IOSQE_CQE_SKIP_SUCCESS: a request posts its CQE only if it failed
+ *    (req_set_fail() turns REQ_F_CQE_SKIP into REQ_F_SKIP_LINK_CQES, and
+ *    io_fail_links() then sets REQ_F_CQE_SKIP on every member it cancels).
+ *    A success leaves no event: the model ends such a request only where
+ *    the log proves it finished (see req_close_skipped()'s callers).
  *  - Request and ring pointers are reused by the kernel.
  */
 #include <stdlib.h>
@@ -37,7 +42,12 @@
 #include "sanitizer.h"
 #include "model.h"
 
+#define IOSQE_IO_DRAIN_BIT		(1u << 1)
+#define IOSQE_LINK_BITS			((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
+#define IOSQE_ASYNC_BIT			(1u << 4)
 #define IOSQE_CQE_SKIP_SUCCESS_BIT	(1u << 6)
+#define IORING_OP_NOP_VALUE		0
+#define IORING_OP_LINK_TIMEOUT_VALUE	15
 #define IORING_CQE_F_MORE_BIT		(1u << 1)
 #define IORING_CQE_F_NOTIF_BIT		(1u << 3)
 #define IORING_OP_SEND_ZC_VALUE		47
@@ -52,9 +62,14 @@ struct req;
 struct chain {
 	uint64_t id;			/* head's request id */
 	uint32_t len;
-	struct req *last;		/* NULL once the last member is gone */
+	struct req **members;		/* by chain_pos; NULL once delivered */
+	size_t cap;
 	unsigned refs;
-	bool failed;
+	/* The last member to post a final CQE (not a cancelled one) had
+	 * IOSQE_CQE_SKIP_SUCCESS: it failed (req_set_fail() clears
+	 * REQ_F_CQE_SKIP and sets REQ_F_SKIP_LINK_CQES), so the members
+	 * io_fail_links() cancels get no CQE. */
+	bool skip_link_cqes;
 };
 
 struct syscall_state;
@@ -82,6 +97,7 @@ struct ring_state {
 	/* The last request submitted with IOSQE_IO_LINK/HARDLINK: a chain is
 	 * being assembled (io_submit_sqe() under the ring's uring_lock). */
 	struct req *link_tail;
+	bool drain_seen;		/* a submission had IOSQE_IO_DRAIN */
 };
 
 struct req {
@@ -475,6 +491,14 @@ static bool lost_during(const struct model *m, const struct req *rq)
 	return rq->loss_covered || m->loss_seq > rq->loss_seq_at_open;
 }
 
+static void chain_put(struct chain *c)
+{
+	if (--c->refs)
+		return;
+	free(c->members);
+	free(c);
+}
+
 /* Deliver a finished request and free it. */
 static void req_emit(struct model *m, struct req *rq)
 {
@@ -486,10 +510,8 @@ static void req_emit(struct model *m, struct req *rq)
 	if (rq->ring->link_tail == rq)
 		rq->ring->link_tail = NULL;
 	if (rq->chain) {
-		if (rq->chain->last == rq)
-			rq->chain->last = NULL;
-		if (--rq->chain->refs == 0)
-			free(rq->chain);
+		rq->chain->members[rq->r.chain_pos] = NULL;
+		chain_put(rq->chain);
 		rq->chain = NULL;
 	}
 	if (rq->work_task && rq->work_task->current_work == rq)
@@ -534,17 +556,33 @@ static void req_close_open(struct model *m, struct req *rq, enum req_status stat
 	req_emit(m, rq);
 }
 
+static bool req_skips_cqe(const struct req *rq)
+{
+	return rq->r.sqe_valid && (rq->r.sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT);
+}
+
+/* rq finished without a CQE: IOSQE_CQE_SKIP_SUCCESS and no failure, or a
+ * link member whose CQE io_fail_links() suppressed.  Unless a loss could
+ * hide a CQE, it is complete (cqe_skipped, no completion time). */
+static void req_close_skipped(struct model *m, struct req *rq)
+{
+	if (lost_during(m, rq)) {
+		req_close_open(m, rq, REQ_INCOMPLETE, INCOMPLETE_LOSS);
+		return;
+	}
+	rq->r.modifiers |= REQM_CQE_SKIPPED;
+	if (rq->r.path == PATH_UNKNOWN)
+		rq->r.path = async_path(rq);
+	rq->r.status = REQ_COMPLETE;
+	req_emit(m, rq);
+}
+
 /* A new submission for a key that is still open: the old request ended
  * without us seeing it (CQE skipped on success, or its events were lost). */
 static void req_close_reused(struct model *m, struct req *old)
 {
-	if (old->r.sqe_valid && (old->r.sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT) &&
-	    !lost_during(m, old)) {
-		old->r.modifiers |= REQM_CQE_SKIPPED;
-		if (old->r.path != PATH_FAILED)
-			old->r.path = async_path(old);
-		old->r.status = REQ_COMPLETE;
-		req_emit(m, old);
+	if (req_skips_cqe(old)) {
+		req_close_skipped(m, old);
 		return;
 	}
 	req_close_open(m, old, REQ_INCOMPLETE,
@@ -1102,9 +1140,28 @@ static void track_link_flags(struct model *m, struct ring_state *rs, struct req 
 	}								\
 } while (0)
 
+/*
+ * A plain NOP (no nop_flags) with IOSQE_CQE_SKIP_SUCCESS, neither linked
+ * nor forced async nor drained, on a ring that never saw IOSQE_IO_DRAIN
+ * (drain_active can send any request through task work): io_submit_sqe()
+ * issues it at once and io_nop() cannot fail, so it completes, without a
+ * CQE and without any further event, before the submission pass ends.
+ */
+static bool nop_skipped_inline(const struct ring_state *rs, struct req *rq,
+			       const struct ev_submit *e, bool in_chain)
+{
+	if (e->opcode != IORING_OP_NOP_VALUE || !(e->flags & EVF_SQE_VALID) || e->op_flags ||
+	    in_chain || rs->drain_seen || !(e->sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT) ||
+	    (e->sqe_flags & (IOSQE_LINK_BITS | IOSQE_ASYNC_BIT | IOSQE_IO_DRAIN_BIT)))
+		return false;
+	rq->r.path = PATH_INLINE;
+	return true;
+}
+
 static void on_submit(struct model *m, const struct ev_submit *e, struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
+	bool in_chain;
 	struct req *rq;
 
 	if (!rs || !e->req)
@@ -1133,7 +1190,12 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	if (e->flags & EVF_SQ_THREAD)
 		rq->r.modifiers |= REQM_SQPOLL;
 	COPY_SQE_FIELDS(m, rq, e);
+	in_chain = rs->link_tail;
 	track_link_flags(m, rs, rq, false);
+	if (e->sqe_flags & IOSQE_IO_DRAIN_BIT)
+		rs->drain_seen = true;
+	if (nop_skipped_inline(rs, rq, e, in_chain))
+		req_close_skipped(m, rq);
 }
 
 static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct task_state *ts)
@@ -1149,6 +1211,8 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 	if (!rq)
 		return;
 	rq->r.path = PATH_FAILED;
+	if (e->sqe_flags & IOSQE_IO_DRAIN_BIT)
+		rs->drain_seen = true;
 	rq->r.opcode = e->opcode;
 	rq->r.sqe_flags = e->sqe_flags;
 	rq->r.user_data = e->user_data;
@@ -1202,10 +1266,24 @@ static void on_defer(struct model *m, const struct ev_defer *e)
 		rq->r.defer_ts = e->ts;
 }
 
+static bool chain_add(struct model *m, struct chain *c, struct req *rq)
+{
+	if (!grow(m, (void **)&c->members, &c->cap, c->len + 1, sizeof(*c->members)))
+		return false;
+	rq->chain = c;
+	c->refs++;
+	rq->r.chain_id = c->id;
+	rq->r.chain_pos = c->len;
+	rq->r.modifiers |= REQM_LINKED;
+	c->members[c->len++] = rq;
+	return true;
+}
+
 /* rq joins the chain target belongs to (starting one at target). */
 static void chain_join(struct model *m, struct req *rq, struct req *target)
 {
 	struct chain *c;
+	struct req *last;
 
 	if (!rq || !target || rq == target || rq->chain)
 		return;
@@ -1215,24 +1293,47 @@ static void chain_join(struct model *m, struct req *rq, struct req *target)
 		if (!c)
 			return;
 		c->id = target->r.id;
-		c->len = 1;
-		c->last = target;
-		c->refs = 1;
-		target->chain = c;
-		target->r.chain_id = c->id;
-		target->r.chain_pos = 0;
-		target->r.modifiers |= REQM_LINKED;
+		if (!chain_add(m, c, target)) {
+			free(c);
+			return;
+		}
 	}
-	rq->chain = c;
-	c->refs++;
-	rq->r.chain_id = c->id;
-	rq->r.chain_pos = c->len++;
-	rq->r.modifiers |= REQM_LINKED;
-	if (c->last) {
-		c->last->r.link_next = rq->r.id;
-		rq->r.link_prev = c->last->r.id;
+	last = c->members[c->len - 1];
+	if (!chain_add(m, c, rq))
+		return;
+	if (last) {
+		last->r.link_next = rq->r.id;
+		rq->r.link_prev = last->r.id;
 	}
-	c->last = rq;
+}
+
+/*
+ * Member rq of a chain finished (final CQE, or ended without one).  A
+ * member is issued only once the one before it completed (io_queue_next()
+ * from the completion), and a LINK_TIMEOUT is disarmed when the member it
+ * guards completes (io_disarm_next()): members before rq, and a
+ * LINK_TIMEOUT right after it, that are still open with
+ * IOSQE_CQE_SKIP_SUCCESS finished without a CQE.
+ */
+static void chain_finished(struct model *m, struct req *rq)
+{
+	struct chain *c = rq->chain;
+	uint32_t pos = rq->r.chain_pos;
+	struct req *t;
+
+	if (!c)
+		return;
+	c->refs++;	/* closing members must not free it under us */
+	for (uint32_t i = 0; i < pos; i++) {
+		t = c->members[i];
+		if (t && t->open && t->r.submit_ts && req_skips_cqe(t))
+			req_close_skipped(m, t);
+	}
+	t = pos + 1 < c->len ? c->members[pos + 1] : NULL;
+	if (t && t->open && t->r.submit_ts && req_skips_cqe(t) &&
+	    t->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE)
+		req_close_skipped(m, t);
+	chain_put(c);
 }
 
 /*
@@ -1249,8 +1350,6 @@ static void on_link(struct model *m, const struct ev_link *e)
 
 	chain_join(m, rq, target);
 }
-
-#define IOSQE_LINK_BITS ((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
 
 static void track_link_flags(struct model *m, struct ring_state *rs, struct req *rq, bool failed)
 {
@@ -1284,8 +1383,6 @@ static void on_fail_link(struct model *m, const struct ev_fail_link *e, struct t
 	if (failed) {
 		learn_ids(failed, e->opcode, e->user_data);
 		failed->r.modifiers |= REQM_LINK_FAILED;
-		if (failed->chain)
-			failed->chain->failed = true;
 		if (!failed->link_marker_sent) {
 			failed->link_marker_sent = true;
 			marker(m, MARK_LINK_FAILED, HDR(e), rs, failed, failed->r.res,
@@ -1294,11 +1391,19 @@ static void on_fail_link(struct model *m, const struct ev_fail_link *e, struct t
 	} else {
 		marker(m, MARK_LINK_FAILED, HDR(e), rs, NULL, 0, e->user_data, 0, 0, 0);
 	}
-	if (member) {
-		member->r.modifiers |= REQM_LINK_CANCELLED;
-		if (!member->r.fail_link_ts)
-			member->r.fail_link_ts = e->ts;
-	}
+	if (!member)
+		return;
+	member->r.modifiers |= REQM_LINK_CANCELLED;
+	if (!member->r.fail_link_ts)
+		member->r.fail_link_ts = e->ts;
+	/* io_fail_links() sets REQ_F_CQE_SKIP on every member when the
+	 * failed request had IOSQE_CQE_SKIP_SUCCESS (REQ_F_SKIP_LINK_CQES):
+	 * the member ends here, without a CQE. */
+	if (!member->r.submit_ts ||
+	    !(failed ? req_skips_cqe(failed) : member->chain && member->chain->skip_link_cqes))
+		return;
+	chain_finished(m, member);
+	req_close_skipped(m, member);
 }
 
 static void on_cqring_wait(struct model *m, const struct ev_cqring_wait *e, struct task_state *ts)
@@ -1482,6 +1587,11 @@ have_request:
 		place_worker(m, rq, ts);
 	classify_completed(m, rq, ts);
 	req_unlink_open(m, rq);
+	if (rq->chain) {
+		if (!(rq->r.modifiers & REQM_LINK_CANCELLED))
+			rq->chain->skip_link_cqes = req_skips_cqe(rq);
+		chain_finished(m, rq);
+	}
 	held_push(m, ts, rq);
 }
 
@@ -1894,8 +2004,8 @@ void model_free(struct model *m)
 	hmap_for_each(&m->reqs, s) {
 		struct req *rq = s->val;
 
-		if (rq->chain && --rq->chain->refs == 0)
-			free(rq->chain);
+		if (rq->chain)
+			chain_put(rq->chain);
 		free(rq);
 	}
 	hmap_for_each(&m->tasks, s) {
@@ -1904,8 +2014,8 @@ void model_free(struct model *m)
 		for (size_t i = 0; i < ts->nheld; i++) {
 			struct req *rq = ts->held[i];
 
-			if (rq->chain && --rq->chain->refs == 0)
-				free(rq->chain);
+			if (rq->chain)
+				chain_put(rq->chain);
 			free(rq);
 		}
 		free(ts->held);

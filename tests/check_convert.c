@@ -771,6 +771,147 @@ START_TEST(test_send_zc_notification)
 }
 END_TEST
 
+/*
+ * IOSQE_CQE_SKIP_SUCCESS requests that succeed leave no event at all.  A
+ * lone plain NOP completes within its submission pass; members of a chain
+ * have finished when a later member posts its CQE, and a LINK_TIMEOUT
+ * when the member it guards did.
+ */
+START_TEST(test_cqe_skip_success)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 5, 5, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x81, OP_NOP, 1, IOSQE_CQE_SKIP, 0);
+	/* NOP(skip) -> LINK_TIMEOUT(skip) -> NOP(skip) -> NOP -> LINK_TIMEOUT(skip) */
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0x82, OP_NOP, 2,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x83, 15, 3, IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 5 * US + 1, TID, PID, RING, 0x83, 0x82);
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0x84, OP_NOP, 4,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 6 * US + 1, TID, PID, RING, 0x84, 0x83);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0x85, OP_READ, 5, IOSQE_IO_LINK, 0);
+	ev_link(&sc, T0 + 7 * US + 1, TID, PID, RING, 0x85, 0x84);
+	ev_submit(&sc, T0 + 8 * US, TID, PID, RING, 0x86, 15, 6, IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 8 * US + 1, TID, PID, RING, 0x86, 0x85);
+	ev_enter_end(&sc, T0 + 9 * US, TID, PID, RING, 5);
+	ev_complete(&sc, T0 + 20 * US, TID, PID, RING, 0x85, 5, 512, 0);
+	/* A read with the flag and no later proof stays in flight. */
+	ev_submit(&sc, T0 + 30 * US, TID, PID, RING, 0x87, OP_READ, 7, IOSQE_CQE_SKIP, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 7);
+	for (uint64_t ud = 1; ud <= 6; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		if (ud == 5) {
+			ck_assert(!(r->modifiers & REQM_CQE_SKIPPED));
+			continue;
+		}
+		ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+		ck_assert_uint_eq(r->complete_ts, 0);
+	}
+	ck_assert_int_eq(req_by_ud(c, 1)->path, PATH_INLINE);
+	ck_assert_int_eq(req_by_ud(c, 7)->status, REQ_IN_FLIGHT_AT_END);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * A chain of six (0..4 with IO_LINK and CQE_SKIP_SUCCESS, 5 plain) whose
+ * fourth member fails, on an io-wq worker: req_set_fail() turned its
+ * REQ_F_CQE_SKIP into REQ_F_SKIP_LINK_CQES, so io_fail_links() sets
+ * REQ_F_CQE_SKIP on the members it cancels: 4 and 5 end at their
+ * fail_link, without a CQE, even 5 that had no flag.  Their pointers are
+ * then reused: that is no sign of a missing event.
+ */
+START_TEST(test_cqe_skip_failed_link)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip_fail.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	for (unsigned i = 0; i < 6; i++) {
+		ev_submit(&sc, T0 + (2 + i) * US, TID, PID, RING, 0x90 + i,
+			  i == 3 ? OP_WRITE : OP_NOP, i,
+			  i < 5 ? IOSQE_IO_LINK | IOSQE_CQE_SKIP : 0, 0);
+		if (i)
+			ev_link(&sc, T0 + (2 + i) * US + 1, TID, PID, RING, 0x90 + i, 0x8f + i);
+	}
+	ev_complete(&sc, T0 + 20 * US, WORKER, PID, RING, 0x93, 3, -9, 0);
+	ev_fail_link(&sc, T0 + 21 * US, WORKER, PID, RING, 0x93, 0x94);
+	ev_fail_link(&sc, T0 + 21 * US + 1, WORKER, PID, RING, 0x93, 0x95);
+	ev_submit(&sc, T0 + 30 * US, TID, PID, RING, 0x94, OP_READ, 10, 0, 0);
+	ev_submit(&sc, T0 + 31 * US, TID, PID, RING, 0x95, OP_READ, 11, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 8);
+	for (uint64_t ud = 0; ud < 6; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		if (ud == 3) {
+			ck_assert_int_eq(r->res, -9);
+			continue;
+		}
+		ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+		if (ud > 3) {
+			ck_assert(r->modifiers & REQM_LINK_CANCELLED);
+			ck_assert_uint_eq(r->fail_link_ts, T0 + 21 * US + (ud - 4));
+		}
+	}
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* The same failure with the failed request still held on its thread
+ * (found by pointer), and a failure of a member without the flag, whose
+ * cancelled members do get their CQEs (6.1 posts them in io_fail_links()). */
+START_TEST(test_cqe_skip_failed_link_held)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "skip_fail_held.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 5, 3, 0, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xa1, OP_WRITE, 1,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xa2, OP_NOP, 2, 0, 0);
+	ev_link(&sc, T0 + 3 * US + 1, TID, PID, RING, 0xa2, 0xa1);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xa1, 1, -9, 0);
+	ev_fail_link(&sc, T0 + 5 * US, TID, PID, RING, 0xa1, 0xa2);
+	/* no skip on the failed one: the member's CQE follows */
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0xa3, OP_WRITE, 3, IOSQE_IO_LINK, 0);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0xa4, OP_NOP, 4, IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 7 * US + 1, TID, PID, RING, 0xa4, 0xa3);
+	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0xa3, 3, -9, 0);
+	ev_fail_link(&sc, T0 + 9 * US, TID, PID, RING, 0xa3, 0xa4);
+	ev_complete(&sc, T0 + 9 * US + 1, TID, PID, RING, 0xa4, 4, -125, 0);
+	ev_enter_end(&sc, T0 + 10 * US, TID, PID, RING, 3);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 4);
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_COMPLETE);
+	ck_assert(req_by_ud(c, 2)->modifiers & REQM_CQE_SKIPPED);
+	ck_assert_int_eq(req_by_ud(c, 4)->status, REQ_COMPLETE);
+	ck_assert(!(req_by_ud(c, 4)->modifiers & REQM_CQE_SKIPPED));
+	ck_assert_int_eq(req_by_ud(c, 4)->res, -125);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_unpaired_syscalls)
 {
 	struct scen sc;
@@ -1140,6 +1281,9 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_sqpoll);
 	tcase_add_test(tc, test_cqes);
 	tcase_add_test(tc, test_send_zc_notification);
+	tcase_add_test(tc, test_cqe_skip_success);
+	tcase_add_test(tc, test_cqe_skip_failed_link);
+	tcase_add_test(tc, test_cqe_skip_failed_link_held);
 	tcase_add_test(tc, test_unpaired_syscalls);
 	tcase_add_test(tc, test_selection);
 	tcase_add_test(tc, test_time_args);
