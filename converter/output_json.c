@@ -103,6 +103,11 @@ static void recording(struct report_output *j, struct json_out *o, const struct 
 	json_kv_str(o, "stop_message", t->stop_message);
 	json_kv_str(o, "io_wq_tracking", m->io_wq_tracking);
 	json_kv_str(o, "selection", m->selection);
+	json_key(o, "recorded_selection");
+	if (j->rep.recorded_known)
+		json_str(o, j->rep.recorded);
+	else
+		json_null(o);
 	json_obj_end(o);
 }
 

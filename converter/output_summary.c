@@ -80,6 +80,8 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
 	fprintf(f, "  io-wq      worker placement: %s\n",
 		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
+	if (s->rep.recorded_known)
+		fprintf(f, "  recorded   %s\n", *s->rep.recorded ? s->rep.recorded : "every process");
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
 }

@@ -76,6 +76,10 @@ struct report {
 	struct cpu_loss *losses;	/* sorted by cpu */
 	size_t nlosses;
 	uint64_t loss_windows, loss_events, unknown_windows;
+	/* What uring-record selected, as its options ("" every process);
+	 * recorded_known false when the log does not say. */
+	char recorded[512];
+	bool recorded_known;
 	bool oom;
 };
 

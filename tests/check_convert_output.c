@@ -1023,6 +1023,48 @@ START_TEST(test_newer_recorder)
 }
 END_TEST
 
+/*
+ * The recorder's own selection (metadata "filters") is shown next to the
+ * converter's: a -p recording is not "everything".
+ */
+START_TEST(test_recorded_selection)
+{
+	static const struct {
+		const char *filters, *want;
+	} cases[] = {
+		{ "\"filters\":{\"pids\":[123,45],\"follow\":true,\"comm\":null,"
+		  "\"cgroup\":null,\"command\":null}",
+		  "\"recorded_selection\": \"--pid 123 --pid 45 --follow\"" },
+		{ "\"filters\":{\"pids\":[77],\"follow\":true,\"comm\":\"app\","
+		  "\"cgroup\":\"/sys/fs/cgroup/x\",\"command\":[\"./prog\",\"-v\"]}",
+		  "\"recorded_selection\": \"-- ./prog -v (pid 77) --comm app --cgroup /sys/fs/cgroup/x\"" },
+		{ "\"filters\":{\"pids\":[],\"follow\":false,\"comm\":null,"
+		  "\"cgroup\":null,\"command\":null}",
+		  "\"recorded_selection\": \"\"" },
+		{ NULL, "\"recorded_selection\": null" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct synth_options opt = { .extra_meta = cases[i].filters };
+		struct scen sc;
+		char *json, *warnings, *out;
+
+		scen_open_opts(&sc, "recorded.log", &opt);
+		ev_submit(&sc, T0 + 1 * US, 1, 1, RING, 1, 22, 7, 0, 0);
+		ev_complete(&sc, T0 + 2 * US, 1, 1, RING, 1, 7, 0, 0);
+		scen_finish(&sc);
+		out = test_path(sc.dir, "summary.json");
+		convert_json(sc.path, out, &json, &warnings);
+		ck_assert_msg(strstr(json, cases[i].want), "case %zu: no %s in\n%s", i,
+			      cases[i].want, json);
+		free(json);
+		free(warnings);
+		free(out);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
 /* The byte at offset i of test_out_buf's stream. */
 static char out_buf_byte(size_t i)
 {
@@ -1114,6 +1156,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_read_ahead_same_output);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
+	tcase_add_test(tc, test_recorded_selection);
 	suite_add_tcase(s, tc);
 	return s;
 }
