@@ -251,6 +251,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
+		json_kv_u64(o, "sqpoll_submitted", p->sqpoll_submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
 		json_kv_u64(o, "enter_ns", p->enter_ns);
@@ -291,6 +292,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
 		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
+		json_kv_u64(o, "sqpoll_submitted", rs->sqpoll_submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);
 		json_kv_u64(o, "submitting_ns", rs->submit_ns);

@@ -40,6 +40,21 @@ static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Requests submitted per io_uring_enter, "-" when the SQPOLL thread did
+ * all the submitting: the enters only woke it or waited, and 0.00 would
+ * read as "no batching".
+ */
+static const char *per_enter(uint64_t submitted, uint64_t enters, uint64_t sqpoll, char *buf,
+			     size_t len)
+{
+	if (!submitted && sqpoll)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", enters ? (double)submitted / (double)enters : 0.0);
+	return buf;
+}
+
 /* comm for a terminal: non-printable bytes as '?'. */
 static const char *clean(const char *s, char *buf, size_t len)
 {
@@ -210,15 +225,16 @@ static void print_procs(struct report_output *s)
 		return;
 	if (n) {
 		fprintf(f, "\nPer process\n");
-		fprintf(f, "%8s %-16s %9s %9s %9s %9s %10s %10s %10s\n", "pid", "comm", "requests",
-			"enters", "submitted", "req/enter", "in enter", "submitting", "waiting");
+		fprintf(f, "%8s %-16s %9s %9s %9s %9s %9s %10s %10s %10s\n", "pid", "comm",
+			"requests", "enters", "submitted", "by sqpoll", "req/enter", "in enter",
+			"submitting", "waiting");
 		for (size_t i = 0; i < n; i++) {
 			const struct proc_stats *p = ps[i];
 
-			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s\n",
+			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s\n",
 				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)), p->requests,
-				p->enters + p->enters_lossy, p->submitted,
-				p->enters ? (double)p->submitted / (double)p->enters : 0.0,
+				p->enters + p->enters_lossy, p->submitted, p->sqpoll_submitted,
+				per_enter(p->submitted, p->enters, p->sqpoll_submitted, b[3], 24),
 				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
 				fmt_dur(p->wait_ns, b[2], 24));
 		}
@@ -227,8 +243,9 @@ static void print_procs(struct report_output *s)
 	if (!r->nrings)
 		return;
 	fprintf(f, "\nPer ring\n");
-	fprintf(f, "%4s %8s %4s %9s %9s %9s %10s %10s %10s  %s\n", "ring", "pid", "fd", "requests",
-		"enters", "req/enter", "in enter", "submitting", "waiting", "setup");
+	fprintf(f, "%4s %8s %4s %9s %9s %9s %9s %10s %10s %10s  %s\n", "ring", "pid", "fd",
+		"requests", "enters", "by sqpoll", "req/enter", "in enter", "submitting", "waiting",
+		"setup");
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
 		char fd[16];
@@ -236,10 +253,10 @@ static void print_procs(struct report_output *s)
 		if (!rs)
 			continue;
 		snprintf(fd, sizeof(fd), "%d", rs->ring->fd);
-		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s  %s\n",
+		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s  %s\n",
 			rs->ring->number, rs->ring->pid, rs->ring->fd >= 0 ? fd : "?",
-			rs->requests, rs->enters + rs->enters_lossy,
-			rs->enters ? (double)rs->submitted / (double)rs->enters : 0.0,
+			rs->requests, rs->enters + rs->enters_lossy, rs->sqpoll_submitted,
+			per_enter(rs->submitted, rs->enters, rs->sqpoll_submitted, b[3], 24),
 			fmt_dur(rs->enter_ns, b[0], 24), fmt_dur(rs->submit_ns, b[1], 24),
 			fmt_dur(rs->wait_ns, b[2], 24),
 			rs->ring->created_seen ?

@@ -221,8 +221,13 @@ void report_request(struct report *r, const struct model_request *q)
 	op->by_status[q->status]++;
 	if (rs)
 		rs->requests++;
-	if (pid && (ps = proc_stats(r, pid)))
+	if (pid && (ps = proc_stats(r, pid))) {
 		ps->requests++;
+		if (q->modifiers & REQM_SQPOLL)
+			ps->sqpoll_submitted++;
+	}
+	if (rs && (q->modifiers & REQM_SQPOLL))
+		rs->sqpoll_submitted++;
 	if (q->status != REQ_COMPLETE)
 		return;
 	op->paths[q->path]++;

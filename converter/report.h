@@ -29,6 +29,7 @@ struct ring_stats {
 	const struct model_ring *ring;
 	uint64_t requests, complete;
 	uint64_t enters, submitted, cqes_in_enters;
+	uint64_t sqpoll_submitted;	/* submissions by the SQPOLL thread */
 	uint64_t enters_lossy;		/* overlapped a loss window: not in batching */
 	uint64_t enter_ns, submit_ns, wait_ns;
 	uint64_t batch[REPORT_BATCH_BUCKETS];
@@ -42,6 +43,7 @@ struct proc_stats {
 	uint32_t pid;
 	char comm[EV_COMM_LEN + 1];
 	uint64_t requests, enters, submitted, enters_lossy;
+	uint64_t sqpoll_submitted;	/* submissions by its SQPOLL threads */
 	uint64_t enter_ns, submit_ns, wait_ns;
 	uint64_t syscalls[SYS_KIND_COUNT];
 };

@@ -803,13 +803,14 @@ END_TEST
 
 /* Convert path to JSON; its bytes and the warnings (ends with the exit
  * status) into *json and *warnings. */
-static void convert_json(const char *path, const char *out, char **json, char **warnings)
+static void convert_with(struct output *(*make)(const struct output_config *, char *, size_t),
+			 const char *path, const char *out, char **text, char **warnings)
 {
 	struct output_config cfg = { .path = out, .force = true };
 	struct options o = { .log_path = path };	/* not quiet: the warnings */
 	FILE *errf = tmpfile();
 	char err[256];
-	struct output *op = output_json_new(&cfg, err, sizeof(err));
+	struct output *op = make(&cfg, err, sizeof(err));
 	size_t size;
 	int ret;
 
@@ -822,7 +823,12 @@ static void convert_json(const char *path, const char *out, char **json, char **
 	rewind(errf);
 	ck_assert_uint_eq(fread(*warnings, 1, size, errf), size);
 	fclose(errf);
-	*json = ret ? strdup("") : (char *)test_read_file(out, &size);
+	*text = ret ? strdup("") : (char *)test_read_file(out, &size);
+}
+
+static void convert_json(const char *path, const char *out, char **json, char **warnings)
+{
+	convert_with(output_json_new, path, out, json, warnings);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1065,6 +1071,45 @@ START_TEST(test_recorded_selection)
 }
 END_TEST
 
+/*
+ * Submissions by the SQPOLL thread get their own column and member: the
+ * enters of an SQPOLL ring submit nothing, and a req/enter of 0.00 would
+ * read as "no batching".
+ */
+START_TEST(test_sqpoll_submissions)
+{
+	struct scen sc;
+	char *json, *summary, *warnings, *out;
+
+	scen_open(&sc, "sqpoll.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 11, 10, "iou-sqp-10", 0x10, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 2 /* SQPOLL */);
+	ev_enter_begin(&sc, T0 + 2 * US, 10, 10, RING, 3, 0, 1, 1 /* GETEVENTS */);
+	ev_submit(&sc, T0 + 3 * US, 11, 10, RING, 1, 0, 1, 0, EVF_SQ_THREAD);
+	ev_submit(&sc, T0 + 3 * US + 1, 11, 10, RING, 2, 0, 2, 0, EVF_SQ_THREAD);
+	ev_complete(&sc, T0 + 4 * US, 11, 10, RING, 1, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US + 1, 11, 10, RING, 2, 2, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING, 0);
+	scen_finish(&sc);
+	out = test_path(sc.dir, "summary.json");
+	convert_json(sc.path, out, &json, &warnings);
+	ck_assert_ptr_nonnull(strstr(json, "\"submitted\": 0,\n      \"sqpoll_submitted\": 2"));
+	free(json);
+	free(warnings);
+	free(out);
+	out = test_path(sc.dir, "summary.txt");
+	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
+	ck_assert_msg(strstr(summary, "by sqpoll req/enter"), "%s", summary);
+	/* ring 1: 2 requests, 1 enter, 2 by sqpoll, req/enter "-" */
+	ck_assert_msg(strstr(summary, "         2         1         2         -"), "%s", summary);
+	free(summary);
+	free(warnings);
+	free(out);
+	scen_free(&sc);
+}
+END_TEST
+
 /* The byte at offset i of test_out_buf's stream. */
 static char out_buf_byte(size_t i)
 {
@@ -1157,6 +1202,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
 	tcase_add_test(tc, test_recorded_selection);
+	tcase_add_test(tc, test_sqpoll_submissions);
 	suite_add_tcase(s, tc);
 	return s;
 }
