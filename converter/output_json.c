@@ -311,6 +311,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "io_wq");
 		json_obj_begin(o);
 		json_kv_u64(o, "requests", rs->iowq_requests);
+		json_kv_u64(o, "placed_requests", rs->iowq_placed);
 		json_kv_u64(o, "workers", rs->ring->iowq_workers);
 		json_kv_u64(o, "peak_queued", rs->ring->iowq_peak);
 		json_kv_u64(o, "busy_ns", rs->iowq_busy_ns);

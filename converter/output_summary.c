@@ -305,13 +305,27 @@ static void print_iowq(struct report_output *s)
 	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
+		char w[16];
 
 		if (!rs || (!rs->iowq_requests && !rs->ring->iowq_workers))
 			continue;
-		fprintf(f, "%4u %9" PRIu64 " %8u %12u %10s%s\n", rs->ring->number,
-			rs->iowq_requests, rs->ring->iowq_workers, rs->ring->iowq_peak,
+		/* No worker placed (no work events, and context switches
+		 * that named none): 0 would read as "no worker ran". */
+		if (rs->iowq_requests && !rs->iowq_placed && !rs->ring->iowq_workers) {
+			fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s (no worker seen running them)\n",
+				rs->ring->number, rs->iowq_requests, "unknown", rs->ring->iowq_peak,
+				"unknown");
+			continue;
+		}
+		snprintf(w, sizeof(w), "%u", rs->ring->iowq_workers);
+		fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s%s", rs->ring->number,
+			rs->iowq_requests, w, rs->ring->iowq_peak,
 			fmt_dur(rs->iowq_busy_ns, b, sizeof(b)),
 			rs->iowq_busy_approx ? " (approximate)" : "");
+		if (rs->iowq_placed < rs->iowq_requests)
+			fprintf(f, " (%" PRIu64 " of %" PRIu64 " requests placed)", rs->iowq_placed,
+				rs->iowq_requests);
+		fputc('\n', f);
 	}
 }
 

@@ -262,6 +262,7 @@ void report_request(struct report *r, const struct model_request *q)
 	if (rs && q->path == PATH_IOWQ) {
 		rs->iowq_requests++;
 		if (q->work_begin_ts && q->work_end_ts >= q->work_begin_ts) {
+			rs->iowq_placed++;
 			rs->iowq_busy_ns += q->work_end_ts - q->work_begin_ts;
 			if (q->modifiers & REQM_WORKER_APPROX)
 				rs->iowq_busy_approx = true;

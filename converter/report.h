@@ -35,6 +35,7 @@ struct ring_stats {
 	uint64_t batch[REPORT_BATCH_BUCKETS];
 	uint64_t overflows, dropped, aux_cqes, multishot_cqes;
 	uint64_t iowq_requests, iowq_busy_ns;
+	uint64_t iowq_placed;		/* of them, with a worker and a time on it */
 	bool iowq_busy_approx;
 	struct hist latency;
 };

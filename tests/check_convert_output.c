@@ -1110,6 +1110,40 @@ START_TEST(test_sqpoll_submissions)
 }
 END_TEST
 
+/*
+ * io-wq requests whose worker the log cannot name (no work events, and
+ * the completion came back on the submitter): the io-wq table says
+ * "unknown", not "0 workers, 0ns busy".
+ */
+START_TEST(test_iowq_unknown_worker)
+{
+	struct scen sc;
+	char *json, *summary, *warnings, *out;
+
+	scen_open(&sc, "iowq_unknown.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_submit(&sc, T0 + 2 * US, 10, 10, RING, 1, 22, 1, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 3 * US, 10, 10, RING, 1, 1);
+	ev_complete(&sc, T0 + 9 * US, 10, 10, RING, 1, 1, 512, 0);
+	scen_finish(&sc);
+	out = test_path(sc.dir, "summary.txt");
+	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
+	ck_assert_msg(strstr(summary, "   1         1  unknown            1    unknown"), "%s",
+		      summary);
+	free(summary);
+	free(warnings);
+	free(out);
+	out = test_path(sc.dir, "summary.json");
+	convert_json(sc.path, out, &json, &warnings);
+	ck_assert_msg(strstr(json, "\"requests\": 1,\n        \"placed_requests\": 0,"), "%s", json);
+	free(json);
+	free(warnings);
+	free(out);
+	scen_free(&sc);
+}
+END_TEST
+
 /* The byte at offset i of test_out_buf's stream. */
 static char out_buf_byte(size_t i)
 {
@@ -1203,6 +1237,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_newer_recorder);
 	tcase_add_test(tc, test_recorded_selection);
 	tcase_add_test(tc, test_sqpoll_submissions);
+	tcase_add_test(tc, test_iowq_unknown_worker);
 	suite_add_tcase(s, tc);
 	return s;
 }
