@@ -276,6 +276,8 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "ring_id", id);
 		json_kv_u64(o, "generation", rs->ring->generation);
 		json_kv_u64(o, "pid", rs->ring->pid);
+		json_kv_str(o, "owner_from", rs->ring->created_seen ? "create" :
+					     rs->ring->pid ? "first_use" : "");
 		json_kv_i64(o, "fd", rs->ring->fd);
 		json_kv_bool(o, "created_in_recording", rs->ring->created_seen);
 		json_key(o, "setup_flags");

@@ -262,7 +262,7 @@ static void print_procs(struct report_output *s)
 			rs->ring->created_seen ?
 			(rs->ring->setup_flags ? format_flags(fl, sizeof(fl), rs->ring->setup_flags,
 							      setup_flag_names) : "default") :
-			"(opened before recording)");
+			"(opened before recording; pid: first user seen)");
 	}
 	{
 		uint64_t lossy = 0;

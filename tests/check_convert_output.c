@@ -457,6 +457,70 @@ START_TEST(test_csv_quoting)
 }
 END_TEST
 
+/*
+ * Who the CSV says owns a ring and posted a CQE: a ring opened before the
+ * recording has the first user thread seen as its owner (owner_from
+ * first_use, not create), and a CQE posted by a thread outside the
+ * recorded processes (a kworker tearing the ring down) is named so, not
+ * left empty.
+ */
+START_TEST(test_csv_ring_owner_and_kworker)
+{
+	struct scen sc;
+	struct options o = { 0 };
+	struct output_config cfg = { 0 };
+	struct output *out;
+	struct test_csv t;
+	char err[256], *dir, *path;
+	unsigned rows = 0;
+
+	scen_open(&sc, "owner.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_submit(&sc, T0 + 2 * US, 10, 10, RING, 1, 22, 1, 0, 0);
+	ev_enter_begin(&sc, T0 + 3 * US, 10, 10, RING_B, 4, 1, 0, 0);
+	ev_submit(&sc, T0 + 4 * US, 10, 10, RING_B, 2, 22, 2, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING_B, 1);
+	ev_complete(&sc, T0 + 6 * US, 10, 10, RING_B, 2, 2, 1, 0);
+	ev_complete(&sc, T0 + 9 * US, 300, 300, RING, 1, 1, -125, 0);	/* kworker */
+	scen_finish(&sc);
+	dir = test_path(sc.dir, "csv");
+	cfg.path = dir;
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_ptr_nonnull(out);
+	o.log_path = sc.path;
+	o.quiet = true;
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	path = test_path(dir, "rings.csv");
+	test_csv_open(&t, path);
+	while (test_csv_next(&t)) {
+		bool created = !strcmp(test_csv_cell(&t, "created_in_recording"), "true");
+
+		ck_assert_str_eq(test_csv_cell(&t, "pid"), "10");
+		ck_assert_str_eq(test_csv_cell(&t, "owner_from"), created ? "create" : "first_use");
+		rows++;
+	}
+	test_csv_close(&t);
+	ck_assert_uint_eq(rows, 2);
+	free(path);
+	path = test_path(dir, "requests.csv");
+	test_csv_open(&t, path);
+	rows = 0;
+	while (test_csv_next(&t)) {
+		bool kw = !strcmp(test_csv_cell(&t, "complete_tid"), "300");
+
+		ck_assert_str_eq(test_csv_cell(&t, "complete_comm"),
+				 kw ? "(kworker or other process)" : "app");
+		rows++;
+	}
+	test_csv_close(&t);
+	ck_assert_uint_eq(rows, 2);
+	free(path);
+	free(dir);
+	scen_free(&sc);
+}
+END_TEST
+
 static void assert_plain_cell(const char *what, unsigned v, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
@@ -1238,6 +1302,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_recorded_selection);
 	tcase_add_test(tc, test_sqpoll_submissions);
 	tcase_add_test(tc, test_iowq_unknown_worker);
+	tcase_add_test(tc, test_csv_ring_owner_and_kworker);
 	suite_add_tcase(s, tc);
 	return s;
 }
