@@ -64,6 +64,7 @@ struct chain {
 	uint32_t len;
 	struct req **members;		/* by chain_pos; NULL once delivered */
 	size_t cap;
+	uint32_t scan_from;		/* members before it: nothing left to end */
 	unsigned refs;
 	/* The last member to post a final CQE (not a cancelled one) had
 	 * IOSQE_CQE_SKIP_SUCCESS: it failed (req_set_fail() clears
@@ -1190,7 +1191,7 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	if (e->flags & EVF_SQ_THREAD)
 		rq->r.modifiers |= REQM_SQPOLL;
 	COPY_SQE_FIELDS(m, rq, e);
-	in_chain = rs->link_tail;
+	in_chain = rs->link_tail != NULL;
 	track_link_flags(m, rs, rq, false);
 	if (e->sqe_flags & IOSQE_IO_DRAIN_BIT)
 		rs->drain_seen = true;
@@ -1324,11 +1325,14 @@ static void chain_finished(struct model *m, struct req *rq)
 	if (!c)
 		return;
 	c->refs++;	/* closing members must not free it under us */
-	for (uint32_t i = 0; i < pos; i++) {
+	/* What stays open below pos never qualifies later: scan it once. */
+	for (uint32_t i = c->scan_from; i < pos; i++) {
 		t = c->members[i];
 		if (t && t->open && t->r.submit_ts && req_skips_cqe(t))
 			req_close_skipped(m, t);
 	}
+	if (pos > c->scan_from)
+		c->scan_from = pos;
 	t = pos + 1 < c->len ? c->members[pos + 1] : NULL;
 	if (t && t->open && t->r.submit_ts && req_skips_cqe(t) &&
 	    t->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE)
