@@ -682,7 +682,7 @@ END_TEST
 
 /*
  * Nine NOPs with one user_data into a CQ ring of eight, all nine CQEs
- * reaped: eight completes, then the ninth CQE overflows.  complete fires
+ * reaped (then the same for a multishot's final CQE): eight completes, then the ninth CQE overflows.  complete fires
  * only for a CQE that got a slot (io_fill_cqe_req(), 6.1 .. 6.18), so the
  * overflow right after the eighth complete, on the same thread with the
  * same user_data, is the ninth request's CQE, not a mark on the eighth.
@@ -718,6 +718,25 @@ START_TEST(test_overflow_after_complete_is_another_cqe)
 		}
 	}
 	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
+	capture_free(c);
+	scen_free(&sc);
+
+	/* A multishot receive whose final CQE overflows right after its
+	 * MORE CQEs (DEFER_TASKRUN flushes them together): it ends there. */
+	scen_open(&sc, "overflow_multishot.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x600, 27 /* RECV */, 5, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0x600, 5, 100, CQE_F_MORE);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0, 5, 100, CQE_F_MORE);
+	ev_overflow(&sc, T0 + 4 * US + 1, TID, PID, RING, 5, 0, false);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 1);
+	ck_assert_int_eq(c->req[0].status, REQ_COMPLETE);
+	ck_assert_uint_eq(c->req[0].ncqes, 3);
+	ck_assert_uint_eq(c->req[0].complete_ts, T0 + 4 * US + 1);
+	ck_assert(c->req[0].modifiers & REQM_CQ_OVERFLOW);
 	capture_free(c);
 	scen_free(&sc);
 }
