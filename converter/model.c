@@ -1519,18 +1519,23 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!e->req && (e->cflags & IORING_CQE_F_MORE_BIT) &&
 	    (rq = req_by_user_data(m, rs, e->user_data)))
 		goto have_request;
-	if ((e->cflags & IORING_CQE_F_NOTIF_BIT) &&
-	    (rq = req_zc_of_notif(m, rs, e->user_data))) {
-		struct req *stale = req_lookup(m, rs, e->req, false);
+	if (e->cflags & IORING_CQE_F_NOTIF_BIT) {
+		struct req *stale;
 
+		rq = req_zc_of_notif(m, rs, e->user_data);
 		/* The notification's request is live: whatever the model
 		 * still had open at its pointer ended unseen. */
+		stale = req_lookup(m, rs, e->req, false);
 		if (stale && stale != rq)
 			req_close_reused(m, stale);
-		notif = true;
-		goto have_request;
+		if (rq) {
+			notif = true;
+			goto have_request;
+		}
+		/* Its send was not seen (submitted before the recording,
+		 * or lost): the notification is still no request. */
 	}
-	if (!e->req) {
+	if (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
 			.res = e->res, .cflags = e->cflags, .overflowed = overflowed,

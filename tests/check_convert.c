@@ -748,7 +748,8 @@ END_TEST
  * pointer, the send's user_data and IORING_CQE_F_NOTIF.  The notification
  * ends the send; it is not a request of its own (a NOP in flight at start
  * on a ring created in the recording).  A request the model still had
- * open at the notification's pointer ended unseen (skipped CQE).
+ * open at the notification's pointer ended unseen (skipped CQE).  A
+ * notification whose send was not seen is a CQE of no request.
  */
 START_TEST(test_send_zc_notification)
 {
@@ -766,9 +767,14 @@ START_TEST(test_send_zc_notification)
 	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x73, 47 /* SEND_ZC */, 10, 0, 0);
 	ev_complete(&sc, T0 + 6 * US, TID, PID, RING, 0x73, 10, -32, 0);	/* no notif */
 	ev_complete(&sc, T0 + 9 * US, 200, 2, RING, 0x71, 9, 0, CQE_F_NOTIF);
+	/* A notification whose send was not seen is no request either. */
+	ev_complete(&sc, T0 + 10 * US, 200, 2, RING, 0x74, 11, 0, CQE_F_NOTIF);
 	c = run(&sc);
 
 	ck_assert_uint_eq(c->nreq, 3);
+	ck_assert_uint_eq(c->ncqe, 2);	/* the send's F_MORE CQE, the lone notification */
+	ck_assert_ptr_null(c->cqe[1].request);
+	ck_assert_uint_eq(c->cqe[1].user_data, 11);
 	r = req_by_ud(c, 9);
 	ck_assert_int_eq(r->opcode, 48);
 	ck_assert_int_eq(r->status, REQ_COMPLETE);
