@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The request model.  Kernel facts it relies on (io_uring/io_uring.c,
- * poll.c, io-wq.c, include/trace/events/io_uring.h, 6.1 .. 6.18):
+ * poll.c, io-wq.c, notif.c, net.c, include/trace/events/io_uring.h,
+ * 6.1 .. 6.18):
  *
  *  - submit (io_uring_submit_req, io_uring_submit_sqe before 6.4) fires in
  *    io_submit_sqe() after io_init_req() succeeded, before the request is
@@ -11,11 +12,11 @@
  *    being assembled: target is the chain head on 6.1 and the previous
  *    member on later kernels, so the model keeps its own chain (head,
  *    last member) and uses target only to find the chain.
- *  - complete fires when the CQE is written.  Since 6.18 an overflowing CQE
- *    fires only cqe_overflow (ring, user_data; no request), earlier kernels
- *    fire complete and then cqe_overflow.  CQEs with IORING_CQE_F_MORE keep
- *    a multishot request open.  complete with req == 0 is a CQE of no
- *    request (MSG_RING into this ring, ...).
+ *  - complete fires once the CQE was written to the CQ ring.  A CQE that
+ *    does not fit fires only cqe_overflow (ring, user_data; no request),
+ *    never complete as well: an overflow is a CQE of its own.  CQEs with
+ *    IORING_CQE_F_MORE keep a multishot request open.  complete with
+ *    req == 0 is a CQE of no request (MSG_RING into this ring, ...).
  *  - task_work_run (tctx_task_work_run) and local_work_run
  *    (__io_run_local_work) fire at the END of a task-work batch, after the
  *    batch's completions were flushed, with the number of items run: the
@@ -23,6 +24,15 @@
  *  - poll_arm fires in io_arm_poll_handler() when async poll was armed;
  *    task_add fires in __io_poll_execute() when a poll (async or
  *    IORING_OP_POLL_ADD) is woken and queues task work.
+ *  - A zero-copy send completes with IORING_CQE_F_MORE, then its
+ *    notification (IORING_CQE_F_NOTIF) is posted for a request of its own
+ *    (io_alloc_notif(): another pointer, never submitted, same user_data):
+ *    the notification ends the send.
+ *  - IOSQE_CQE_SKIP_SUCCESS: a request posts its CQE only if it failed
+ *    (req_set_fail() turns REQ_F_CQE_SKIP into REQ_F_SKIP_LINK_CQES, and
+ *    io_fail_links() then sets REQ_F_CQE_SKIP on every member it cancels).
+ *    A success leaves no event: the model ends such a request only where
+ *    the log proves it finished (see req_close_skipped()'s callers).
  *  - Request and ring pointers are reused by the kernel.
  */
 #include <stdlib.h>
@@ -32,8 +42,16 @@
 #include "sanitizer.h"
 #include "model.h"
 
+#define IOSQE_IO_DRAIN_BIT		(1u << 1)
+#define IOSQE_LINK_BITS			((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
+#define IOSQE_ASYNC_BIT			(1u << 4)
 #define IOSQE_CQE_SKIP_SUCCESS_BIT	(1u << 6)
+#define IORING_OP_NOP_VALUE		0
+#define IORING_OP_LINK_TIMEOUT_VALUE	15
 #define IORING_CQE_F_MORE_BIT		(1u << 1)
+#define IORING_CQE_F_NOTIF_BIT		(1u << 3)
+#define IORING_OP_SEND_ZC_VALUE		47
+#define IORING_OP_SENDMSG_ZC_VALUE	48
 #define IORING_SETUP_IOPOLL_BIT		(1u << 0)
 #define IORING_SETUP_SQPOLL_BIT		(1u << 1)
 #define ECANCELED_VALUE			125
@@ -44,9 +62,15 @@ struct req;
 struct chain {
 	uint64_t id;			/* head's request id */
 	uint32_t len;
-	struct req *last;		/* NULL once the last member is gone */
+	struct req **members;		/* by chain_pos; NULL once delivered */
+	size_t cap;
+	uint32_t scan_from;		/* members before it: nothing left to end */
 	unsigned refs;
-	bool failed;
+	/* The last member to post a final CQE (not a cancelled one) had
+	 * IOSQE_CQE_SKIP_SUCCESS: it failed (req_set_fail() clears
+	 * REQ_F_CQE_SKIP and sets REQ_F_SKIP_LINK_CQES), so the members
+	 * io_fail_links() cancels get no CQE. */
+	bool skip_link_cqes;
 };
 
 struct syscall_state;
@@ -58,9 +82,6 @@ struct task_state {
 	size_t nheld, heldcap;
 	uint64_t last_activity_ts;	/* io-wq worker: last switch-in / completion */
 	struct req *current_work;	/* io-wq worker: request of the last work_begin */
-	struct req *last_cqe_req;	/* request of this thread's last complete */
-	uint64_t last_cqe_seq;		/* record number of that complete */
-	uint64_t last_seq;		/* record number of this thread's last event */
 	bool is_worker_guess;
 	bool uses_io_uring;		/* submitted, entered or ran io_uring task work */
 	bool traced_work;		/* io-wq worker with work_begin/work_end events */
@@ -77,6 +98,7 @@ struct ring_state {
 	/* The last request submitted with IOSQE_IO_LINK/HARDLINK: a chain is
 	 * being assembled (io_submit_sqe() under the ring's uring_lock). */
 	struct req *link_tail;
+	bool drain_seen;		/* a submission had IOSQE_IO_DRAIN */
 };
 
 struct req {
@@ -93,14 +115,12 @@ struct req {
 	struct chain *chain;
 	/*
 	 * The one thread that may point at this request through its
-	 * current_work (the last worker to begin it) and the one through its
-	 * last_cqe_req (the last thread to post a CQE of it): req_emit()
-	 * clears those pointers, so that no thread is left pointing at a
-	 * request that is gone (a log with two work_begins for one request,
-	 * or CQEs of one request from two threads, then its ring re-created).
-	 * Tasks live as long as the model.
+	 * current_work (the last worker to begin it): req_emit() clears that
+	 * pointer, so that no thread is left pointing at a request that is
+	 * gone (a log with two work_begins for one request, then its ring
+	 * re-created).  Tasks live as long as the model.
 	 */
-	struct task_state *work_task, *cqe_task;
+	struct task_state *work_task;
 };
 
 struct syscall_state {
@@ -143,7 +163,6 @@ struct model {
 	uint64_t next_req_id, next_sys_id;
 	struct spares spare_reqs, spare_syscalls;
 	uint64_t loss_seq, loss_max_end;
-	uint64_t seq;			/* records processed */
 	uint64_t cur_req;		/* request the current record refers to */
 	uint64_t now;
 	bool oom;
@@ -473,6 +492,14 @@ static bool lost_during(const struct model *m, const struct req *rq)
 	return rq->loss_covered || m->loss_seq > rq->loss_seq_at_open;
 }
 
+static void chain_put(struct chain *c)
+{
+	if (--c->refs)
+		return;
+	free(c->members);
+	free(c);
+}
+
 /* Deliver a finished request and free it. */
 static void req_emit(struct model *m, struct req *rq)
 {
@@ -484,14 +511,10 @@ static void req_emit(struct model *m, struct req *rq)
 	if (rq->ring->link_tail == rq)
 		rq->ring->link_tail = NULL;
 	if (rq->chain) {
-		if (rq->chain->last == rq)
-			rq->chain->last = NULL;
-		if (--rq->chain->refs == 0)
-			free(rq->chain);
+		rq->chain->members[rq->r.chain_pos] = NULL;
+		chain_put(rq->chain);
 		rq->chain = NULL;
 	}
-	if (rq->cqe_task && rq->cqe_task->last_cqe_req == rq)
-		rq->cqe_task->last_cqe_req = NULL;
 	if (rq->work_task && rq->work_task->current_work == rq)
 		rq->work_task->current_work = NULL;
 	rq->ring->r.requests++;
@@ -534,17 +557,33 @@ static void req_close_open(struct model *m, struct req *rq, enum req_status stat
 	req_emit(m, rq);
 }
 
+static bool req_skips_cqe(const struct req *rq)
+{
+	return rq->r.sqe_valid && (rq->r.sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT);
+}
+
+/* rq finished without a CQE: IOSQE_CQE_SKIP_SUCCESS and no failure, or a
+ * link member whose CQE io_fail_links() suppressed.  Unless a loss could
+ * hide a CQE, it is complete (cqe_skipped, no completion time). */
+static void req_close_skipped(struct model *m, struct req *rq)
+{
+	if (lost_during(m, rq)) {
+		req_close_open(m, rq, REQ_INCOMPLETE, INCOMPLETE_LOSS);
+		return;
+	}
+	rq->r.modifiers |= REQM_CQE_SKIPPED;
+	if (rq->r.path == PATH_UNKNOWN)
+		rq->r.path = async_path(rq);
+	rq->r.status = REQ_COMPLETE;
+	req_emit(m, rq);
+}
+
 /* A new submission for a key that is still open: the old request ended
  * without us seeing it (CQE skipped on success, or its events were lost). */
 static void req_close_reused(struct model *m, struct req *old)
 {
-	if (old->r.sqe_valid && (old->r.sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT) &&
-	    !lost_during(m, old)) {
-		old->r.modifiers |= REQM_CQE_SKIPPED;
-		if (old->r.path != PATH_FAILED)
-			old->r.path = async_path(old);
-		old->r.status = REQ_COMPLETE;
-		req_emit(m, old);
+	if (req_skips_cqe(old)) {
+		req_close_skipped(m, old);
 		return;
 	}
 	req_close_open(m, old, REQ_INCOMPLETE,
@@ -572,7 +611,7 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
  * with sqe_valid, whose user_data then never changes) under (ring,
  * user_data).  It has the highest id so far, so appending keeps each list
  * oldest first.  An index kept up to date, not a scan per lookup: an
- * overflow storm on 6.18, or CQEs of no known request, would otherwise
+ * overflow storm, or CQEs of no known request, would otherwise
  * cost a scan of every open request each.
  */
 static void req_index_user_data(struct model *m, struct req *rq)
@@ -597,7 +636,7 @@ static void req_index_user_data(struct model *m, struct req *rq)
 
 /*
  * The oldest open request of a ring with this user_data that was submitted
- * (CQEs that carry no request pointer: 6.18 overflows, multishot CQEs
+ * (CQEs that carry no request pointer: overflows, multishot CQEs
  * posted through io_req_post_cqe()/io_fill_cqe_aux()).
  */
 static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint64_t user_data)
@@ -607,6 +646,41 @@ static struct req *req_by_user_data(struct model *m, struct ring_state *rs, uint
 	if (rq && !m->cur_req)
 		m->cur_req = rq->r.id;
 	return rq;
+}
+
+static bool req_is_zc_send(const struct req *rq)
+{
+	return rq->r.opcode == IORING_OP_SEND_ZC_VALUE ||
+	       rq->r.opcode == IORING_OP_SENDMSG_ZC_VALUE;
+}
+
+/*
+ * The zero-copy send whose notification this CQE is.  io_send_zc_prep()
+ * gives the notification a request of its own (io_alloc_notif(): another
+ * pointer, never submitted) with the send's user_data and
+ * IORING_CQE_F_NOTIF; the send completes first with IORING_CQE_F_MORE
+ * once sock_sendmsg() was called, and the notification follows when the
+ * network stack releases the buffers (task work of the submitter, or a
+ * kworker when the task is gone).  So: the oldest open SEND_ZC or
+ * SENDMSG_ZC of the ring with this user_data that already posted its
+ * first CQE.
+ */
+static struct req *req_zc_of_notif(struct model *m, struct ring_state *rs, uint64_t user_data)
+{
+	struct req *head = hmap_get(&m->by_user_data, (uint64_t)(uintptr_t)rs, user_data);
+	struct req *rq = head;
+
+	if (!head)
+		return NULL;
+	do {
+		if (req_is_zc_send(rq) && rq->r.ncqes) {
+			if (!m->cur_req)
+				m->cur_req = rq->r.id;
+			return rq;
+		}
+		rq = rq->ud_next;
+	} while (rq != head);
+	return NULL;
 }
 
 /* ----------------------------------------------------- held completions */
@@ -1067,9 +1141,28 @@ static void track_link_flags(struct model *m, struct ring_state *rs, struct req 
 	}								\
 } while (0)
 
+/*
+ * A plain NOP (no nop_flags) with IOSQE_CQE_SKIP_SUCCESS, neither linked
+ * nor forced async nor drained, on a ring that never saw IOSQE_IO_DRAIN
+ * (drain_active can send any request through task work): io_submit_sqe()
+ * issues it at once and io_nop() cannot fail, so it completes, without a
+ * CQE and without any further event, before the submission pass ends.
+ */
+static bool nop_skipped_inline(const struct ring_state *rs, struct req *rq,
+			       const struct ev_submit *e, bool in_chain)
+{
+	if (e->opcode != IORING_OP_NOP_VALUE || !(e->flags & EVF_SQE_VALID) || e->op_flags ||
+	    in_chain || rs->drain_seen || !(e->sqe_flags & IOSQE_CQE_SKIP_SUCCESS_BIT) ||
+	    (e->sqe_flags & (IOSQE_LINK_BITS | IOSQE_ASYNC_BIT | IOSQE_IO_DRAIN_BIT)))
+		return false;
+	rq->r.path = PATH_INLINE;
+	return true;
+}
+
 static void on_submit(struct model *m, const struct ev_submit *e, struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
+	bool in_chain;
 	struct req *rq;
 
 	if (!rs || !e->req)
@@ -1098,7 +1191,12 @@ static void on_submit(struct model *m, const struct ev_submit *e, struct task_st
 	if (e->flags & EVF_SQ_THREAD)
 		rq->r.modifiers |= REQM_SQPOLL;
 	COPY_SQE_FIELDS(m, rq, e);
+	in_chain = rs->link_tail != NULL;
 	track_link_flags(m, rs, rq, false);
+	if (e->sqe_flags & IOSQE_IO_DRAIN_BIT)
+		rs->drain_seen = true;
+	if (nop_skipped_inline(rs, rq, e, in_chain))
+		req_close_skipped(m, rq);
 }
 
 static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct task_state *ts)
@@ -1114,6 +1212,8 @@ static void on_req_failed(struct model *m, const struct ev_req_failed *e, struct
 	if (!rq)
 		return;
 	rq->r.path = PATH_FAILED;
+	if (e->sqe_flags & IOSQE_IO_DRAIN_BIT)
+		rs->drain_seen = true;
 	rq->r.opcode = e->opcode;
 	rq->r.sqe_flags = e->sqe_flags;
 	rq->r.user_data = e->user_data;
@@ -1167,10 +1267,24 @@ static void on_defer(struct model *m, const struct ev_defer *e)
 		rq->r.defer_ts = e->ts;
 }
 
+static bool chain_add(struct model *m, struct chain *c, struct req *rq)
+{
+	if (!grow(m, (void **)&c->members, &c->cap, c->len + 1, sizeof(*c->members)))
+		return false;
+	rq->chain = c;
+	c->refs++;
+	rq->r.chain_id = c->id;
+	rq->r.chain_pos = c->len;
+	rq->r.modifiers |= REQM_LINKED;
+	c->members[c->len++] = rq;
+	return true;
+}
+
 /* rq joins the chain target belongs to (starting one at target). */
 static void chain_join(struct model *m, struct req *rq, struct req *target)
 {
 	struct chain *c;
+	struct req *last;
 
 	if (!rq || !target || rq == target || rq->chain)
 		return;
@@ -1180,24 +1294,50 @@ static void chain_join(struct model *m, struct req *rq, struct req *target)
 		if (!c)
 			return;
 		c->id = target->r.id;
-		c->len = 1;
-		c->last = target;
-		c->refs = 1;
-		target->chain = c;
-		target->r.chain_id = c->id;
-		target->r.chain_pos = 0;
-		target->r.modifiers |= REQM_LINKED;
+		if (!chain_add(m, c, target)) {
+			free(c);
+			return;
+		}
 	}
-	rq->chain = c;
-	c->refs++;
-	rq->r.chain_id = c->id;
-	rq->r.chain_pos = c->len++;
-	rq->r.modifiers |= REQM_LINKED;
-	if (c->last) {
-		c->last->r.link_next = rq->r.id;
-		rq->r.link_prev = c->last->r.id;
+	last = c->members[c->len - 1];
+	if (!chain_add(m, c, rq))
+		return;
+	if (last) {
+		last->r.link_next = rq->r.id;
+		rq->r.link_prev = last->r.id;
 	}
-	c->last = rq;
+}
+
+/*
+ * Member rq of a chain finished (final CQE, or ended without one).  A
+ * member is issued only once the one before it completed (io_queue_next()
+ * from the completion), and a LINK_TIMEOUT is disarmed when the member it
+ * guards completes (io_disarm_next()): members before rq, and a
+ * LINK_TIMEOUT right after it, that are still open with
+ * IOSQE_CQE_SKIP_SUCCESS finished without a CQE.
+ */
+static void chain_finished(struct model *m, struct req *rq)
+{
+	struct chain *c = rq->chain;
+	uint32_t pos = rq->r.chain_pos;
+	struct req *t;
+
+	if (!c)
+		return;
+	c->refs++;	/* closing members must not free it under us */
+	/* What stays open below pos never qualifies later: scan it once. */
+	for (uint32_t i = c->scan_from; i < pos; i++) {
+		t = c->members[i];
+		if (t && t->open && t->r.submit_ts && req_skips_cqe(t))
+			req_close_skipped(m, t);
+	}
+	if (pos > c->scan_from)
+		c->scan_from = pos;
+	t = pos + 1 < c->len ? c->members[pos + 1] : NULL;
+	if (t && t->open && t->r.submit_ts && req_skips_cqe(t) &&
+	    t->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE)
+		req_close_skipped(m, t);
+	chain_put(c);
 }
 
 /*
@@ -1214,8 +1354,6 @@ static void on_link(struct model *m, const struct ev_link *e)
 
 	chain_join(m, rq, target);
 }
-
-#define IOSQE_LINK_BITS ((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
 
 static void track_link_flags(struct model *m, struct ring_state *rs, struct req *rq, bool failed)
 {
@@ -1249,8 +1387,6 @@ static void on_fail_link(struct model *m, const struct ev_fail_link *e, struct t
 	if (failed) {
 		learn_ids(failed, e->opcode, e->user_data);
 		failed->r.modifiers |= REQM_LINK_FAILED;
-		if (failed->chain)
-			failed->chain->failed = true;
 		if (!failed->link_marker_sent) {
 			failed->link_marker_sent = true;
 			marker(m, MARK_LINK_FAILED, HDR(e), rs, failed, failed->r.res,
@@ -1259,11 +1395,19 @@ static void on_fail_link(struct model *m, const struct ev_fail_link *e, struct t
 	} else {
 		marker(m, MARK_LINK_FAILED, HDR(e), rs, NULL, 0, e->user_data, 0, 0, 0);
 	}
-	if (member) {
-		member->r.modifiers |= REQM_LINK_CANCELLED;
-		if (!member->r.fail_link_ts)
-			member->r.fail_link_ts = e->ts;
-	}
+	if (!member)
+		return;
+	member->r.modifiers |= REQM_LINK_CANCELLED;
+	if (!member->r.fail_link_ts)
+		member->r.fail_link_ts = e->ts;
+	/* io_fail_links() sets REQ_F_CQE_SKIP on every member when the
+	 * failed request had IOSQE_CQE_SKIP_SUCCESS (REQ_F_SKIP_LINK_CQES):
+	 * the member ends here, without a CQE. */
+	if (!member->r.submit_ts ||
+	    !(failed ? req_skips_cqe(failed) : member->chain && member->chain->skip_link_cqes))
+		return;
+	chain_finished(m, member);
+	req_close_skipped(m, member);
 }
 
 static void on_cqring_wait(struct model *m, const struct ev_cqring_wait *e, struct task_state *ts)
@@ -1364,6 +1508,7 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 			bool overflowed, bool dropped)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
+	bool notif = false;
 	struct req *rq;
 
 	if (!rs)
@@ -1374,7 +1519,23 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!e->req && (e->cflags & IORING_CQE_F_MORE_BIT) &&
 	    (rq = req_by_user_data(m, rs, e->user_data)))
 		goto have_request;
-	if (!e->req) {
+	if (e->cflags & IORING_CQE_F_NOTIF_BIT) {
+		struct req *stale;
+
+		rq = req_zc_of_notif(m, rs, e->user_data);
+		/* The notification's request is live: whatever the model
+		 * still had open at its pointer ended unseen. */
+		stale = req_lookup(m, rs, e->req, false);
+		if (stale && stale != rq)
+			req_close_reused(m, stale);
+		if (rq) {
+			notif = true;
+			goto have_request;
+		}
+		/* Its send was not seen (submitted before the recording,
+		 * or lost): the notification is still no request. */
+	}
+	if (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
 			.res = e->res, .cflags = e->cflags, .overflowed = overflowed,
@@ -1402,16 +1563,6 @@ have_request:
 	}
 	if (!rq->r.sqe_valid)
 		rq->r.user_data = e->user_data;
-	if (ts) {
-		/* Only the latest thread points at it (struct req,
-		 * cqe_task).  An overflow pairs only with its own thread's
-		 * record just before it, so no pairing is lost. */
-		if (rq->cqe_task && rq->cqe_task != ts && rq->cqe_task->last_cqe_req == rq)
-			rq->cqe_task->last_cqe_req = NULL;
-		rq->cqe_task = ts;
-		ts->last_cqe_req = rq;
-		ts->last_cqe_seq = m->seq;
-	}
 	if (e->cflags & IORING_CQE_F_MORE_BIT) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .request = &rq->r,
@@ -1420,59 +1571,69 @@ have_request:
 		};
 
 		rq->r.modifiers |= REQM_MULTISHOT;
+		if (req_is_zc_send(rq)) {
+			/* The send's result is in this CQE; its
+			 * notification (res 0) only ends it. */
+			rq->r.res = e->res;
+			rq->r.cflags = e->cflags;
+		}
 		if (m->ops->cqe)
 			m->ops->cqe(m->out, &c);
 		return;
 	}
 	rq->r.complete_ts = e->ts;
 	rq->r.complete_tid = e->tid;
-	rq->r.res = e->res;
-	rq->r.cflags = e->cflags;
+	if (!notif) {
+		rq->r.res = e->res;
+		rq->r.cflags = e->cflags;
+	}
 	if (ts && ts->open_sys && ts->open_sys->s.kind == SYS_ENTER)
 		rq->r.complete_syscall = ts->open_sys->s.id;
 	if (rq->r.work_begin_ts && !rq->r.work_end_ts && ts &&
 	    ts->t.tid == rq->r.worker_tid)
 		ts->last_activity_ts = e->ts;
-	place_worker(m, rq, ts);
+	if (!notif)	/* posted for the network stack, not by the worker */
+		place_worker(m, rq, ts);
 	classify_completed(m, rq, ts);
 	req_unlink_open(m, rq);
+	if (rq->chain) {
+		if (!(rq->r.modifiers & REQM_LINK_CANCELLED))
+			rq->chain->skip_link_cqes = req_skips_cqe(rq);
+		chain_finished(m, rq);
+	}
 	held_push(m, ts, rq);
 }
 
+/*
+ * A CQE that did not fit the CQ ring.  On every supported kernel (6.1 ..
+ * 6.18) io_fill_cqe_req() and io_fill_cqe_aux() fire complete only once
+ * io_get_cqe() gave them a slot, and an overflowing CQE goes to
+ * io_cqring_event_overflow() (io_alloc_ocqe() since 6.16), which fires
+ * only cqe_overflow (ring, user_data; no request).  So an overflow is
+ * always a CQE of its own, never the complete just before it (5.19 traced
+ * complete first; 6.1 no longer does).  Its request is the oldest open one
+ * of this ring with this user_data.
+ */
 static void on_cqe_overflow(struct model *m, const struct ev_cqe_overflow *e,
-			    struct task_state *ts, uint64_t prev_seq)
+			    struct task_state *ts)
 {
 	struct ring_state *rs = ring_get(m, e->ring);
 	bool dropped = e->flags & EVF_CQE_DROPPED;
-	struct req *rq = NULL;
-	uint64_t rq_id = 0;
+	struct req *rq;
+	uint64_t rq_id;
 
 	if (!rs)
 		return;
-	/* Kernels before 6.18: complete fired just before, for this CQE. */
-	if (ts && ts->last_cqe_req && ts->last_cqe_seq == prev_seq &&
-	    ts->last_cqe_req->ring == rs && ts->last_cqe_req->r.user_data == e->user_data) {
-		rq = ts->last_cqe_req;
-		m->cur_req = rq_id = rq->r.id;
-		rq->r.modifiers |= REQM_CQ_OVERFLOW | (dropped ? REQM_CQE_DROPPED : 0);
-		if (!rq->r.overflow_ts)
-			rq->r.overflow_ts = e->ts;
-	} else {
-		/* 6.18: the overflow is the completion.  Its request is the
-		 * oldest open one of this ring with this user_data. */
-		rq = req_by_user_data(m, rs, e->user_data);
-		struct ev_complete fake = {
-			.ts = e->ts, .tid = e->tid, .tgid = e->tgid, .type = EV_COMPLETE,
-			.res = e->res, .ring = e->ring, .req = rq ? rq->r.req_ptr : 0,
-			.user_data = e->user_data, .cflags = e->cflags,
-		};
+	rq = req_by_user_data(m, rs, e->user_data);
+	struct ev_complete fake = {
+		.ts = e->ts, .tid = e->tid, .tgid = e->tgid, .type = EV_COMPLETE,
+		.res = e->res, .ring = e->ring, .req = rq ? rq->r.req_ptr : 0,
+		.user_data = e->user_data, .cflags = e->cflags,
+	};
 
-		/* on_complete() may deliver and free rq: keep its id. */
-		rq_id = rq ? rq->r.id : 0;
-		on_complete(m, &fake, ts, true, dropped);
-		if (ts)
-			ts->last_cqe_req = NULL;	/* only a real complete pairs with an overflow */
-	}
+	/* on_complete() may deliver and free rq: keep its id. */
+	rq_id = rq ? rq->r.id : 0;
+	on_complete(m, &fake, ts, true, dropped);
 	marker_id(m, dropped ? MARK_CQE_DROPPED : MARK_CQE_OVERFLOW, HDR(e), rs, rq_id, e->res,
 		  e->user_data, e->cflags, 0, 0);
 }
@@ -1596,10 +1757,8 @@ static uint64_t record_ring_id(const struct ev_header *h)
 void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 {
 	struct task_state *ts;
-	uint64_t prev_seq;
 
 	m->now = h->ts;
-	m->seq++;
 	m->cur_req = 0;
 	/* A context switch names whatever ran next to an io_uring thread:
 	 * only tasks already known are touched. */
@@ -1607,9 +1766,6 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		ts = h->tid ? hmap_get(&m->tasks, h->tid, 0) : NULL;
 	else
 		ts = h->tid ? task_get(m, h->tid, h->tgid) : NULL;
-	prev_seq = ts ? ts->last_seq : 0;
-	if (ts)
-		ts->last_seq = m->seq;
 
 	switch (h->type) {
 	case EV_LOST:
@@ -1668,7 +1824,7 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 		on_req_failed(m, (const void *)h, ts);
 		break;
 	case EV_CQE_OVERFLOW:
-		on_cqe_overflow(m, (const void *)h, ts, prev_seq);
+		on_cqe_overflow(m, (const void *)h, ts);
 		break;
 	case EV_POLL_ARM:
 		on_poll_arm(m, (const void *)h);
@@ -1857,8 +2013,8 @@ void model_free(struct model *m)
 	hmap_for_each(&m->reqs, s) {
 		struct req *rq = s->val;
 
-		if (rq->chain && --rq->chain->refs == 0)
-			free(rq->chain);
+		if (rq->chain)
+			chain_put(rq->chain);
 		free(rq);
 	}
 	hmap_for_each(&m->tasks, s) {
@@ -1867,8 +2023,8 @@ void model_free(struct model *m)
 		for (size_t i = 0; i < ts->nheld; i++) {
 			struct req *rq = ts->held[i];
 
-			if (rq->chain && --rq->chain->refs == 0)
-				free(rq->chain);
+			if (rq->chain)
+				chain_put(rq->chain);
 			free(rq);
 		}
 		free(ts->held);

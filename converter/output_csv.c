@@ -555,6 +555,26 @@ static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 		field_empty(f);
 }
 
+/*
+ * The name of the thread that posted a request's final CQE.  One never
+ * named, of another process than the submitter's, is outside the recorded
+ * processes: io_uring posts a request's CQE from its task, its io-wq
+ * workers or SQPOLL thread (all of its process), or else from a kworker
+ * (ring teardown, task-work fallback once the task is gone, so also a
+ * zero-copy notification) or from another process sharing the ring.
+ */
+static void field_complete_comm(struct csv *c, struct csv_table *f, const struct model_request *r)
+{
+	const struct model_task *t = task_of(c, r->complete_tid);
+
+	if (t && t->name_known)
+		field_str(f, t->comm);
+	else if (t && t->pid && r->submit_pid && t->pid != r->submit_pid)
+		field_str(f, "(kworker or other process)");
+	else
+		field_empty(f);
+}
+
 static void field_ring(struct csv_table *f, const struct model_ring *r)
 {
 	if (r) {
@@ -651,7 +671,7 @@ static void c_request(struct output *o, const struct model_request *r)
 	field_t(c, f, r->tw_run_ts);
 	field_opt_u64(f, r->tw_run_tid, r->tw_run_tid);
 	field_opt_u64(f, r->complete_tid, r->complete_tid);
-	field_comm(c, f, r->complete_tid);
+	field_complete_comm(c, f, r);
 	field_opt_u64(f, r->complete_syscall, r->complete_syscall);
 	field_t(c, f, r->first_cqe_ts);
 	field_u64(f, r->ncqes);
@@ -1211,7 +1231,7 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 #define RING_COLUMNS \
 	"ring ring_id generation pid comm tid fd created_in_recording create_ns " \
 	"setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid " \
-	"io_wq_workers io_wq_peak requests"
+	"io_wq_workers io_wq_peak requests owner_from"
 
 static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
@@ -1319,6 +1339,9 @@ static void write_rings(struct csv *c, const struct output_totals *t)
 		field_u64(f, r->iowq_workers);
 		field_u64(f, r->iowq_peak);
 		field_u64(f, r->requests);
+		/* How pid/tid were learned: the recorded io_uring_create, or
+		 * the first user thread seen using a ring opened before. */
+		field_str(f, r->created_seen ? "create" : r->pid ? "first_use" : "");
 		eol(f);
 	}
 }

@@ -105,6 +105,11 @@ static void recording(struct report_output *j, struct json_out *o, const struct 
 	json_kv_str(o, "stop_message", t->stop_message);
 	json_kv_str(o, "io_wq_tracking", m->io_wq_tracking);
 	json_kv_str(o, "selection", m->selection);
+	json_key(o, "recorded_selection");
+	if (j->rep.recorded_known)
+		json_str(o, j->rep.recorded);
+	else
+		json_null(o);
 	json_obj_end(o);
 }
 
@@ -248,6 +253,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
+		json_kv_u64(o, "sqpoll_submitted", p->sqpoll_submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
 		json_kv_u64(o, "enter_ns", p->enter_ns);
@@ -272,6 +278,8 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "ring_id", id);
 		json_kv_u64(o, "generation", rs->ring->generation);
 		json_kv_u64(o, "pid", rs->ring->pid);
+		json_kv_str(o, "owner_from", rs->ring->created_seen ? "create" :
+					     rs->ring->pid ? "first_use" : "");
 		json_kv_i64(o, "fd", rs->ring->fd);
 		json_kv_bool(o, "created_in_recording", rs->ring->created_seen);
 		json_key(o, "setup_flags");
@@ -288,6 +296,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
 		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
+		json_kv_u64(o, "sqpoll_submitted", rs->sqpoll_submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);
 		json_kv_u64(o, "submitting_ns", rs->submit_ns);
@@ -306,6 +315,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "io_wq");
 		json_obj_begin(o);
 		json_kv_u64(o, "requests", rs->iowq_requests);
+		json_kv_u64(o, "placed_requests", rs->iowq_placed);
 		json_kv_u64(o, "workers", rs->ring->iowq_workers);
 		json_kv_u64(o, "peak_queued", rs->ring->iowq_peak);
 		json_kv_u64(o, "busy_ns", rs->iowq_busy_ns);

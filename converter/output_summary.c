@@ -41,6 +41,21 @@ static const char *fmt_dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Requests submitted per io_uring_enter, "-" when the SQPOLL thread did
+ * all the submitting: the enters only woke it or waited, and 0.00 would
+ * read as "no batching".
+ */
+static const char *per_enter(uint64_t submitted, uint64_t enters, uint64_t sqpoll, char *buf,
+			     size_t len)
+{
+	if (!submitted && sqpoll)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f", enters ? (double)submitted / (double)enters : 0.0);
+	return buf;
+}
+
 /* comm for a terminal: non-printable bytes as '?'. */
 static const char *clean(const char *s, char *buf, size_t len)
 {
@@ -81,6 +96,8 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
 	fprintf(f, "  io-wq      worker placement: %s\n",
 		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
+	if (s->rep.recorded_known)
+		fprintf(f, "  recorded   %s\n", *s->rep.recorded ? s->rep.recorded : "every process");
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
 }
@@ -209,15 +226,16 @@ static void print_procs(struct report_output *s)
 		return;
 	if (n) {
 		fprintf(f, "\nPer process\n");
-		fprintf(f, "%8s %-16s %9s %9s %9s %9s %10s %10s %10s\n", "pid", "comm", "requests",
-			"enters", "submitted", "req/enter", "in enter", "submitting", "waiting");
+		fprintf(f, "%8s %-16s %9s %9s %9s %9s %9s %10s %10s %10s\n", "pid", "comm",
+			"requests", "enters", "submitted", "by sqpoll", "req/enter", "in enter",
+			"submitting", "waiting");
 		for (size_t i = 0; i < n; i++) {
 			const struct proc_stats *p = ps[i];
 
-			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s\n",
+			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s\n",
 				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)), p->requests,
-				p->enters + p->enters_lossy, p->submitted,
-				p->enters ? (double)p->submitted / (double)p->enters : 0.0,
+				p->enters + p->enters_lossy, p->submitted, p->sqpoll_submitted,
+				per_enter(p->submitted, p->enters, p->sqpoll_submitted, b[3], 24),
 				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
 				fmt_dur(p->wait_ns, b[2], 24));
 		}
@@ -226,8 +244,9 @@ static void print_procs(struct report_output *s)
 	if (!r->nrings)
 		return;
 	fprintf(f, "\nPer ring\n");
-	fprintf(f, "%4s %8s %4s %9s %9s %9s %10s %10s %10s  %s\n", "ring", "pid", "fd", "requests",
-		"enters", "req/enter", "in enter", "submitting", "waiting", "setup");
+	fprintf(f, "%4s %8s %4s %9s %9s %9s %9s %10s %10s %10s  %s\n", "ring", "pid", "fd",
+		"requests", "enters", "by sqpoll", "req/enter", "in enter", "submitting", "waiting",
+		"setup");
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
 		char fd[16];
@@ -235,16 +254,16 @@ static void print_procs(struct report_output *s)
 		if (!rs)
 			continue;
 		snprintf(fd, sizeof(fd), "%d", rs->ring->fd);
-		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9.2f %10s %10s %10s  %s\n",
+		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s  %s\n",
 			rs->ring->number, rs->ring->pid, rs->ring->fd >= 0 ? fd : "?",
-			rs->requests, rs->enters + rs->enters_lossy,
-			rs->enters ? (double)rs->submitted / (double)rs->enters : 0.0,
+			rs->requests, rs->enters + rs->enters_lossy, rs->sqpoll_submitted,
+			per_enter(rs->submitted, rs->enters, rs->sqpoll_submitted, b[3], 24),
 			fmt_dur(rs->enter_ns, b[0], 24), fmt_dur(rs->submit_ns, b[1], 24),
 			fmt_dur(rs->wait_ns, b[2], 24),
 			rs->ring->created_seen ?
 			(rs->ring->setup_flags ? format_flags(fl, sizeof(fl), rs->ring->setup_flags,
 							      setup_flag_names) : "default") :
-			"(opened before recording)");
+			"(opened before recording; pid: first user seen)");
 	}
 	{
 		uint64_t lossy = 0;
@@ -287,13 +306,27 @@ static void print_iowq(struct report_output *s)
 	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
+		char w[16];
 
 		if (!rs || (!rs->iowq_requests && !rs->ring->iowq_workers))
 			continue;
-		fprintf(f, "%4u %9" PRIu64 " %8u %12u %10s%s\n", rs->ring->number,
-			rs->iowq_requests, rs->ring->iowq_workers, rs->ring->iowq_peak,
+		/* No worker placed (no work events, and context switches
+		 * that named none): 0 would read as "no worker ran". */
+		if (rs->iowq_requests && !rs->iowq_placed && !rs->ring->iowq_workers) {
+			fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s (no worker seen running them)\n",
+				rs->ring->number, rs->iowq_requests, "unknown", rs->ring->iowq_peak,
+				"unknown");
+			continue;
+		}
+		snprintf(w, sizeof(w), "%u", rs->ring->iowq_workers);
+		fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s%s", rs->ring->number,
+			rs->iowq_requests, w, rs->ring->iowq_peak,
 			fmt_dur(rs->iowq_busy_ns, b, sizeof(b)),
 			rs->iowq_busy_approx ? " (approximate)" : "");
+		if (rs->iowq_placed < rs->iowq_requests)
+			fprintf(f, " (%" PRIu64 " of %" PRIu64 " requests placed)", rs->iowq_placed,
+				rs->iowq_requests);
+		fputc('\n', f);
 	}
 }
 

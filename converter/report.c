@@ -3,13 +3,95 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
+#include "log_reader.h"
 #include "output_util.h"
 #include "report.h"
+
+/* Append to a NUL-terminated buffer, truncating; non-printable bytes of
+ * names taken from the log become '?'. */
+static void put(char *buf, size_t len, const char *s, size_t n)
+{
+	size_t off = strlen(buf);
+
+	for (size_t i = 0; i < n && off + 1 < len; i++)
+		buf[off++] = (unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f ? s[i] : '?';
+	buf[off] = '\0';
+}
+
+static void put_opt(char *buf, size_t len, const char *opt, const struct json_value *v)
+{
+	if (!v || v->type != JSON_STRING)
+		return;
+	if (*buf)
+		put(buf, len, " ", 1);
+	put(buf, len, opt, strlen(opt));
+	put(buf, len, v->string, v->len);
+}
+
+/*
+ * What uring-record selected (metadata "filters"), written as its options:
+ * "-- COMMAND ARGS (pid N)", "--pid N --follow", "--comm NAME", "--cgroup
+ * PATH"; "" when it recorded every process.  Returns false when the log
+ * does not say.
+ */
+static bool recorded_selection(const struct json_value *meta, char *buf, size_t len)
+{
+	const struct json_value *f = json_get(meta, "filters");
+	const struct json_value *cmd, *pids, *follow;
+	char num[32];
+
+	buf[0] = '\0';
+	if (!f || f->type != JSON_OBJECT)
+		return false;
+	cmd = json_get(f, "command");
+	pids = json_get(f, "pids");
+	if (cmd && cmd->type == JSON_ARRAY && cmd->len) {
+		put(buf, len, "--", 2);
+		for (size_t i = 0; i < cmd->len; i++) {
+			const struct json_value *a = json_at(cmd, i);
+
+			if (a && a->type == JSON_STRING) {
+				put(buf, len, " ", 1);
+				put(buf, len, a->string, a->len);
+			}
+		}
+		/* The command's pid is the last of "pids". */
+		if (pids && pids->type == JSON_ARRAY && pids->len) {
+			int64_t pid;
+
+			if (json_value_i64(json_at(pids, pids->len - 1), &pid)) {
+				snprintf(num, sizeof(num), " (pid %lld)", (long long)pid);
+				put(buf, len, num, strlen(num));
+			}
+		}
+	} else if (pids && pids->type == JSON_ARRAY) {
+		for (size_t i = 0; i < pids->len; i++) {
+			int64_t pid;
+
+			if (!json_value_i64(json_at(pids, i), &pid))
+				continue;
+			snprintf(num, sizeof(num), "%s--pid %lld", *buf ? " " : "", (long long)pid);
+			put(buf, len, num, strlen(num));
+		}
+		follow = json_get(f, "follow");
+		if (follow && follow->type == JSON_BOOL && follow->boolean) {
+			const char *opt = *buf ? " --follow" : "--follow";
+
+			put(buf, len, opt, strlen(opt));
+		}
+	}
+	put_opt(buf, len, "--comm ", json_get(f, "comm"));
+	put_opt(buf, len, "--cgroup ", json_get(f, "cgroup"));
+	return true;
+}
 
 void report_init(struct report *r, const struct output_meta *meta)
 {
 	memset(r, 0, sizeof(*r));
 	r->meta = meta;
+	r->recorded_known = meta->info &&
+			    recorded_selection(meta->info->meta, r->recorded, sizeof(r->recorded));
 	hmap_init(&r->procs);
 	hmap_init(&r->errs);
 	hmap_init(&r->comms);
@@ -140,8 +222,13 @@ void report_request(struct report *r, const struct model_request *q)
 	op->by_status[q->status]++;
 	if (rs)
 		rs->requests++;
-	if (pid && (ps = proc_stats(r, pid)))
+	if (pid && (ps = proc_stats(r, pid))) {
 		ps->requests++;
+		if (q->modifiers & REQM_SQPOLL)
+			ps->sqpoll_submitted++;
+	}
+	if (rs && (q->modifiers & REQM_SQPOLL))
+		rs->sqpoll_submitted++;
 	if (q->status != REQ_COMPLETE)
 		return;
 	op->paths[q->path]++;
@@ -176,6 +263,7 @@ void report_request(struct report *r, const struct model_request *q)
 	if (rs && q->path == PATH_IOWQ) {
 		rs->iowq_requests++;
 		if (q->work_begin_ts && q->work_end_ts >= q->work_begin_ts) {
+			rs->iowq_placed++;
 			rs->iowq_busy_ns += q->work_end_ts - q->work_begin_ts;
 			if (q->modifiers & REQM_WORKER_APPROX)
 				rs->iowq_busy_approx = true;

@@ -29,11 +29,13 @@ struct ring_stats {
 	const struct model_ring *ring;
 	uint64_t requests, complete;
 	uint64_t enters, submitted, cqes_in_enters;
+	uint64_t sqpoll_submitted;	/* submissions by the SQPOLL thread */
 	uint64_t enters_lossy;		/* overlapped a loss window: not in batching */
 	uint64_t enter_ns, submit_ns, wait_ns;
 	uint64_t batch[REPORT_BATCH_BUCKETS];
 	uint64_t overflows, dropped, aux_cqes, multishot_cqes;
 	uint64_t iowq_requests, iowq_busy_ns;
+	uint64_t iowq_placed;		/* of them, with a worker and a time on it */
 	bool iowq_busy_approx;
 	struct hist latency;
 };
@@ -42,6 +44,7 @@ struct proc_stats {
 	uint32_t pid;
 	char comm[EV_COMM_LEN + 1];
 	uint64_t requests, enters, submitted, enters_lossy;
+	uint64_t sqpoll_submitted;	/* submissions by its SQPOLL threads */
 	uint64_t enter_ns, submit_ns, wait_ns;
 	uint64_t syscalls[SYS_KIND_COUNT];
 };
@@ -76,6 +79,10 @@ struct report {
 	struct cpu_loss *losses;	/* sorted by cpu */
 	size_t nlosses;
 	uint64_t loss_windows, loss_events, unknown_windows;
+	/* What uring-record selected, as its options ("" every process);
+	 * recorded_known false when the log does not say. */
+	char recorded[512];
+	bool recorded_known;
 	bool oom;
 };
 

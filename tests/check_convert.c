@@ -2,8 +2,8 @@
 /*
  * uring-convert's request model on synthetic logs: every path, pointer
  * reuse, losses, requests in flight at both ends, threads and rings,
- * SQPOLL, links with a failure, multishot, aux CQEs, CQ overflow in the
- * 6.1 and 6.18 styles, syscall slices, damaged frames, selection.
+ * SQPOLL, links with a failure, multishot, aux CQEs, CQ overflow,
+ * syscall slices, damaged frames, selection.
  */
 #include <check.h>
 #include <stdio.h>
@@ -31,6 +31,7 @@
 #define IOSQE_IO_LINK 4
 #define IOSQE_CQE_SKIP 64
 #define CQE_F_MORE 2
+#define CQE_F_NOTIF 8
 #define US 1000ull
 
 static struct capture *run(struct scen *sc)
@@ -218,9 +219,8 @@ END_TEST
  * another thread (closing the request), a new request with the same
  * user_data takes its place, and then the first thread reports a CQE
  * overflow.  The overflow cannot be the first CQE's (that request is
- * gone): it is the new request's completion, as when no complete comes
- * before an overflow (6.18), not a mark on whatever reuses the closed
- * request's memory.  (Found under AddressSanitizer like the test above.)
+ * gone): it is the new request's completion, as every overflow is a CQE
+ * of its own, not a mark on whatever reuses the closed request's memory.  (Found under AddressSanitizer like the test above.)
  */
 START_TEST(test_overflow_after_ring_recreated)
 {
@@ -621,7 +621,7 @@ START_TEST(test_sqpoll)
 }
 END_TEST
 
-/* Multishot CQEs, aux CQEs (req 0), CQ overflow in both kernel styles. */
+/* Multishot CQEs, aux CQEs (req 0), CQ overflow. */
 START_TEST(test_cqes)
 {
 	struct scen sc;
@@ -639,15 +639,11 @@ START_TEST(test_cqes)
 	ev_complete(&sc, T0 + 7 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
 	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0, 9, 1, CQE_F_MORE);
 	ev_complete(&sc, T0 + 9 * US, TID, PID, RING, 0x45, 9, -125, 0);
-	/* 6.18: the overflow is the completion. */
+	/* The overflow is the completion. */
 	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0x42, OP_NOP, 2, 0, 0);
 	ev_submit(&sc, T0 + 11 * US, TID, PID, RING, 0x43, OP_NOP, 2, 0, 0);
 	ev_overflow(&sc, T0 + 12 * US, TID, PID, RING, 2, 0, false);
 	ev_overflow(&sc, T0 + 13 * US, TID, PID, RING, 2, 0, true);
-	/* 6.1: complete, then overflow of the same CQE. */
-	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0x44, OP_NOP, 3, 0, 0);
-	ev_complete(&sc, T0 + 21 * US, TID, PID, RING, 0x44, 3, 0, 0);
-	ev_overflow(&sc, T0 + 21 * US + 1, TID, PID, RING, 3, 0, false);
 	c = run(&sc);
 
 	r = req_by_ud(c, 1);
@@ -665,7 +661,7 @@ START_TEST(test_cqes)
 	ck_assert_uint_eq(r->ncqes, 3);
 	ck_assert_uint_eq(r->first_cqe_ts, T0 + 7 * US);
 	/* Oldest open request with user_data 2 first. */
-	ck_assert_uint_eq(c->nreq, 5);
+	ck_assert_uint_eq(c->nreq, 4);
 	for (size_t i = 0; i < c->nreq; i++) {
 		if (c->req[i].req_ptr == 0x42) {
 			ck_assert(c->req[i].modifiers & REQM_CQ_OVERFLOW);
@@ -677,12 +673,265 @@ START_TEST(test_cqes)
 			ck_assert_uint_eq(c->req[i].complete_ts, T0 + 13 * US);
 		}
 	}
-	r = req_by_ud(c, 3);
-	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
-	ck_assert_uint_eq(r->complete_ts, T0 + 21 * US);
-	ck_assert_uint_eq(r->ncqes, 1);
-	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 2);
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
 	ck_assert_uint_eq(count_markers(c, MARK_CQE_DROPPED), 1);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * Nine NOPs with one user_data into a CQ ring of eight, all nine CQEs
+ * reaped (then the same for a multishot's final CQE): eight completes, then the ninth CQE overflows.  complete fires
+ * only for a CQE that got a slot (io_fill_cqe_req(), 6.1 .. 6.18), so the
+ * overflow right after the eighth complete, on the same thread with the
+ * same user_data, is the ninth request's CQE, not a mark on the eighth.
+ */
+START_TEST(test_overflow_after_complete_is_another_cqe)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "overflow_nine.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 5, 9, 0, 0);
+	for (unsigned i = 0; i < 9; i++)
+		ev_submit(&sc, T0 + (3 + i) * US, TID, PID, RING, 0x500 + i, OP_NOP, 77, 0, 0);
+	for (unsigned i = 0; i < 8; i++)
+		ev_complete(&sc, T0 + (20 + i) * US, TID, PID, RING, 0x500 + i, 77, 0, 0);
+	ev_overflow(&sc, T0 + 28 * US, TID, PID, RING, 77, 0, false);
+	ev_enter_end(&sc, T0 + 30 * US, TID, PID, RING, 9);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 9);
+	for (size_t i = 0; i < c->nreq; i++) {
+		const struct model_request *r = &c->req[i];
+
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		ck_assert_uint_eq(r->ncqes, 1);
+		if (r->req_ptr == 0x508) {
+			ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+			ck_assert_uint_eq(r->complete_ts, T0 + 28 * US);
+		} else {
+			ck_assert(!(r->modifiers & REQM_CQ_OVERFLOW));
+		}
+	}
+	ck_assert_uint_eq(count_markers(c, MARK_CQE_OVERFLOW), 1);
+	capture_free(c);
+	scen_free(&sc);
+
+	/* A multishot receive whose final CQE overflows right after its
+	 * MORE CQEs (DEFER_TASKRUN flushes them together): it ends there. */
+	scen_open(&sc, "overflow_multishot.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x600, 27 /* RECV */, 5, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0x600, 5, 100, CQE_F_MORE);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0, 5, 100, CQE_F_MORE);
+	ev_overflow(&sc, T0 + 4 * US + 1, TID, PID, RING, 5, 0, false);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 1);
+	ck_assert_int_eq(c->req[0].status, REQ_COMPLETE);
+	ck_assert_uint_eq(c->req[0].ncqes, 3);
+	ck_assert_uint_eq(c->req[0].complete_ts, T0 + 4 * US + 1);
+	ck_assert(c->req[0].modifiers & REQM_CQ_OVERFLOW);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * SEND_ZC: the send completes with IORING_CQE_F_MORE (its result), then a
+ * kworker posts the notification with the notification's own request
+ * pointer, the send's user_data and IORING_CQE_F_NOTIF.  The notification
+ * ends the send; it is not a request of its own (a NOP in flight at start
+ * on a ring created in the recording).  A request the model still had
+ * open at the notification's pointer ended unseen (skipped CQE).  A
+ * notification whose send was not seen is a CQE of no request.
+ */
+START_TEST(test_send_zc_notification)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "send_zc.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 200, 2, "kworker/0:1", 0x00200000, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x71, OP_READ, 5, IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x72, 48 /* SENDMSG_ZC */, 9, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0x72, 9, 4096, CQE_F_MORE);
+	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x73, 47 /* SEND_ZC */, 10, 0, 0);
+	ev_complete(&sc, T0 + 6 * US, TID, PID, RING, 0x73, 10, -32, 0);	/* no notif */
+	ev_complete(&sc, T0 + 9 * US, 200, 2, RING, 0x71, 9, 0, CQE_F_NOTIF);
+	/* A notification whose send was not seen is no request either. */
+	ev_complete(&sc, T0 + 10 * US, 200, 2, RING, 0x74, 11, 0, CQE_F_NOTIF);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 3);
+	ck_assert_uint_eq(c->ncqe, 2);	/* the send's F_MORE CQE, the lone notification */
+	ck_assert_ptr_null(c->cqe[1].request);
+	ck_assert_uint_eq(c->cqe[1].user_data, 11);
+	r = req_by_ud(c, 9);
+	ck_assert_int_eq(r->opcode, 48);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_uint_eq(r->ncqes, 2);
+	ck_assert_uint_eq(r->first_cqe_ts, T0 + 4 * US);
+	ck_assert_uint_eq(r->complete_ts, T0 + 9 * US);
+	ck_assert_uint_eq(r->complete_tid, 200);
+	ck_assert_int_eq(r->res, 4096);
+	r = req_by_ud(c, 10);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_int_eq(r->res, -32);
+	r = req_by_ud(c, 5);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+	for (size_t i = 0; i < c->nreq; i++)
+		ck_assert_int_ne(c->req[i].status, REQ_IN_FLIGHT_AT_START);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * IOSQE_CQE_SKIP_SUCCESS requests that succeed leave no event at all.  A
+ * lone plain NOP completes within its submission pass; members of a chain
+ * have finished when a later member posts its CQE, and a LINK_TIMEOUT
+ * when the member it guards did.
+ */
+START_TEST(test_cqe_skip_success)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, TID, PID, RING, 5, 5, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x81, OP_NOP, 1, IOSQE_CQE_SKIP, 0);
+	/* NOP(skip) -> LINK_TIMEOUT(skip) -> NOP(skip) -> NOP -> LINK_TIMEOUT(skip) */
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0x82, OP_NOP, 2,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 5 * US, TID, PID, RING, 0x83, 15, 3, IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 5 * US + 1, TID, PID, RING, 0x83, 0x82);
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0x84, OP_NOP, 4,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 6 * US + 1, TID, PID, RING, 0x84, 0x83);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0x85, OP_READ, 5, IOSQE_IO_LINK, 0);
+	ev_link(&sc, T0 + 7 * US + 1, TID, PID, RING, 0x85, 0x84);
+	ev_submit(&sc, T0 + 8 * US, TID, PID, RING, 0x86, 15, 6, IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 8 * US + 1, TID, PID, RING, 0x86, 0x85);
+	ev_enter_end(&sc, T0 + 9 * US, TID, PID, RING, 5);
+	ev_complete(&sc, T0 + 20 * US, TID, PID, RING, 0x85, 5, 512, 0);
+	/* A read with the flag and no later proof stays in flight. */
+	ev_submit(&sc, T0 + 30 * US, TID, PID, RING, 0x87, OP_READ, 7, IOSQE_CQE_SKIP, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 7);
+	for (uint64_t ud = 1; ud <= 6; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		if (ud == 5) {
+			ck_assert(!(r->modifiers & REQM_CQE_SKIPPED));
+			continue;
+		}
+		ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+		ck_assert_uint_eq(r->complete_ts, 0);
+	}
+	ck_assert_int_eq(req_by_ud(c, 1)->path, PATH_INLINE);
+	ck_assert_int_eq(req_by_ud(c, 7)->status, REQ_IN_FLIGHT_AT_END);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * A chain of six (0..4 with IO_LINK and CQE_SKIP_SUCCESS, 5 plain) whose
+ * fourth member fails, on an io-wq worker: req_set_fail() turned its
+ * REQ_F_CQE_SKIP into REQ_F_SKIP_LINK_CQES, so io_fail_links() sets
+ * REQ_F_CQE_SKIP on the members it cancels: 4 and 5 end at their
+ * fail_link, without a CQE, even 5 that had no flag.  Their pointers are
+ * then reused: that is no sign of a missing event.
+ */
+START_TEST(test_cqe_skip_failed_link)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip_fail.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	for (unsigned i = 0; i < 6; i++) {
+		ev_submit(&sc, T0 + (2 + i) * US, TID, PID, RING, 0x90 + i,
+			  i == 3 ? OP_WRITE : OP_NOP, i,
+			  i < 5 ? IOSQE_IO_LINK | IOSQE_CQE_SKIP : 0, 0);
+		if (i)
+			ev_link(&sc, T0 + (2 + i) * US + 1, TID, PID, RING, 0x90 + i, 0x8f + i);
+	}
+	ev_complete(&sc, T0 + 20 * US, WORKER, PID, RING, 0x93, 3, -9, 0);
+	ev_fail_link(&sc, T0 + 21 * US, WORKER, PID, RING, 0x93, 0x94);
+	ev_fail_link(&sc, T0 + 21 * US + 1, WORKER, PID, RING, 0x93, 0x95);
+	ev_submit(&sc, T0 + 30 * US, TID, PID, RING, 0x94, OP_READ, 10, 0, 0);
+	ev_submit(&sc, T0 + 31 * US, TID, PID, RING, 0x95, OP_READ, 11, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 8);
+	for (uint64_t ud = 0; ud < 6; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		if (ud == 3) {
+			ck_assert_int_eq(r->res, -9);
+			continue;
+		}
+		ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+		if (ud > 3) {
+			ck_assert(r->modifiers & REQM_LINK_CANCELLED);
+			ck_assert_uint_eq(r->fail_link_ts, T0 + 21 * US + (ud - 4));
+		}
+	}
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* The same failure with the failed request still held on its thread
+ * (found by pointer), and a failure of a member without the flag, whose
+ * cancelled members do get their CQEs (6.1 posts them in io_fail_links()). */
+START_TEST(test_cqe_skip_failed_link_held)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "skip_fail_held.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 5, 3, 0, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xa1, OP_WRITE, 1,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0xa2, OP_NOP, 2, 0, 0);
+	ev_link(&sc, T0 + 3 * US + 1, TID, PID, RING, 0xa2, 0xa1);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xa1, 1, -9, 0);
+	ev_fail_link(&sc, T0 + 5 * US, TID, PID, RING, 0xa1, 0xa2);
+	/* no skip on the failed one: the member's CQE follows */
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0xa3, OP_WRITE, 3, IOSQE_IO_LINK, 0);
+	ev_submit(&sc, T0 + 7 * US, TID, PID, RING, 0xa4, OP_NOP, 4, IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 7 * US + 1, TID, PID, RING, 0xa4, 0xa3);
+	ev_complete(&sc, T0 + 8 * US, TID, PID, RING, 0xa3, 3, -9, 0);
+	ev_fail_link(&sc, T0 + 9 * US, TID, PID, RING, 0xa3, 0xa4);
+	ev_complete(&sc, T0 + 9 * US + 1, TID, PID, RING, 0xa4, 4, -125, 0);
+	ev_enter_end(&sc, T0 + 10 * US, TID, PID, RING, 3);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 4);
+	ck_assert_int_eq(req_by_ud(c, 2)->status, REQ_COMPLETE);
+	ck_assert(req_by_ud(c, 2)->modifiers & REQM_CQE_SKIPPED);
+	ck_assert_int_eq(req_by_ud(c, 4)->status, REQ_COMPLETE);
+	ck_assert(!(req_by_ud(c, 4)->modifiers & REQM_CQE_SKIPPED));
+	ck_assert_int_eq(req_by_ud(c, 4)->res, -125);
 	capture_free(c);
 	scen_free(&sc);
 }
@@ -1045,6 +1294,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_iowq);
 	tcase_add_test(tc, test_work_handed_over_then_ring_recreated);
 	tcase_add_test(tc, test_overflow_after_ring_recreated);
+	tcase_add_test(tc, test_overflow_after_complete_is_another_cqe);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
@@ -1055,6 +1305,10 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_threads_and_rings);
 	tcase_add_test(tc, test_sqpoll);
 	tcase_add_test(tc, test_cqes);
+	tcase_add_test(tc, test_send_zc_notification);
+	tcase_add_test(tc, test_cqe_skip_success);
+	tcase_add_test(tc, test_cqe_skip_failed_link);
+	tcase_add_test(tc, test_cqe_skip_failed_link_held);
 	tcase_add_test(tc, test_unpaired_syscalls);
 	tcase_add_test(tc, test_selection);
 	tcase_add_test(tc, test_time_args);

@@ -460,6 +460,70 @@ START_TEST(test_csv_quoting)
 }
 END_TEST
 
+/*
+ * Who the CSV says owns a ring and posted a CQE: a ring opened before the
+ * recording has the first user thread seen as its owner (owner_from
+ * first_use, not create), and a CQE posted by a thread outside the
+ * recorded processes (a kworker tearing the ring down) is named so, not
+ * left empty.
+ */
+START_TEST(test_csv_ring_owner_and_kworker)
+{
+	struct scen sc;
+	struct options o = { 0 };
+	struct output_config cfg = { 0 };
+	struct output *out;
+	struct test_csv t;
+	char err[256], *dir, *path;
+	unsigned rows = 0;
+
+	scen_open(&sc, "owner.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_submit(&sc, T0 + 2 * US, 10, 10, RING, 1, 22, 1, 0, 0);
+	ev_enter_begin(&sc, T0 + 3 * US, 10, 10, RING_B, 4, 1, 0, 0);
+	ev_submit(&sc, T0 + 4 * US, 10, 10, RING_B, 2, 22, 2, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING_B, 1);
+	ev_complete(&sc, T0 + 6 * US, 10, 10, RING_B, 2, 2, 1, 0);
+	ev_complete(&sc, T0 + 9 * US, 300, 300, RING, 1, 1, -125, 0);	/* kworker */
+	scen_finish(&sc);
+	dir = test_path(sc.dir, "csv");
+	cfg.path = dir;
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_ptr_nonnull(out);
+	o.log_path = sc.path;
+	o.quiet = true;
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	path = test_path(dir, "rings.csv");
+	test_csv_open(&t, path);
+	while (test_csv_next(&t)) {
+		bool created = !strcmp(test_csv_cell(&t, "created_in_recording"), "true");
+
+		ck_assert_str_eq(test_csv_cell(&t, "pid"), "10");
+		ck_assert_str_eq(test_csv_cell(&t, "owner_from"), created ? "create" : "first_use");
+		rows++;
+	}
+	test_csv_close(&t);
+	ck_assert_uint_eq(rows, 2);
+	free(path);
+	path = test_path(dir, "requests.csv");
+	test_csv_open(&t, path);
+	rows = 0;
+	while (test_csv_next(&t)) {
+		bool kw = !strcmp(test_csv_cell(&t, "complete_tid"), "300");
+
+		ck_assert_str_eq(test_csv_cell(&t, "complete_comm"),
+				 kw ? "(kworker or other process)" : "app");
+		rows++;
+	}
+	test_csv_close(&t);
+	ck_assert_uint_eq(rows, 2);
+	free(path);
+	free(dir);
+	scen_free(&sc);
+}
+END_TEST
+
 static void assert_plain_cell(const char *what, unsigned v, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
@@ -806,13 +870,14 @@ END_TEST
 
 /* Convert path to JSON; its bytes and the warnings (ends with the exit
  * status) into *json and *warnings. */
-static void convert_json(const char *path, const char *out, char **json, char **warnings)
+static void convert_with(struct output *(*make)(const struct output_config *, char *, size_t),
+			 const char *path, const char *out, char **text, char **warnings)
 {
 	struct output_config cfg = { .path = out, .force = true };
 	struct options o = { .log_path = path };	/* not quiet: the warnings */
 	FILE *errf = tmpfile();
 	char err[256];
-	struct output *op = output_json_new(&cfg, err, sizeof(err));
+	struct output *op = make(&cfg, err, sizeof(err));
 	size_t size;
 	int ret;
 
@@ -825,7 +890,12 @@ static void convert_json(const char *path, const char *out, char **json, char **
 	rewind(errf);
 	ck_assert_uint_eq(fread(*warnings, 1, size, errf), size);
 	fclose(errf);
-	*json = ret ? strdup("") : (char *)test_read_file(out, &size);
+	*text = ret ? strdup("") : (char *)test_read_file(out, &size);
+}
+
+static void convert_json(const char *path, const char *out, char **json, char **warnings)
+{
+	convert_with(output_json_new, path, out, json, warnings);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -1026,6 +1096,121 @@ START_TEST(test_newer_recorder)
 }
 END_TEST
 
+/*
+ * The recorder's own selection (metadata "filters") is shown next to the
+ * converter's: a -p recording is not "everything".
+ */
+START_TEST(test_recorded_selection)
+{
+	static const struct {
+		const char *filters, *want;
+	} cases[] = {
+		{ "\"filters\":{\"pids\":[123,45],\"follow\":true,\"comm\":null,"
+		  "\"cgroup\":null,\"command\":null}",
+		  "\"recorded_selection\": \"--pid 123 --pid 45 --follow\"" },
+		{ "\"filters\":{\"pids\":[77],\"follow\":true,\"comm\":\"app\","
+		  "\"cgroup\":\"/sys/fs/cgroup/x\",\"command\":[\"./prog\",\"-v\"]}",
+		  "\"recorded_selection\": \"-- ./prog -v (pid 77) --comm app --cgroup /sys/fs/cgroup/x\"" },
+		{ "\"filters\":{\"pids\":[],\"follow\":false,\"comm\":null,"
+		  "\"cgroup\":null,\"command\":null}",
+		  "\"recorded_selection\": \"\"" },
+		{ NULL, "\"recorded_selection\": null" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct synth_options opt = { .extra_meta = cases[i].filters };
+		struct scen sc;
+		char *json, *warnings, *out;
+
+		scen_open_opts(&sc, "recorded.log", &opt);
+		ev_submit(&sc, T0 + 1 * US, 1, 1, RING, 1, 22, 7, 0, 0);
+		ev_complete(&sc, T0 + 2 * US, 1, 1, RING, 1, 7, 0, 0);
+		scen_finish(&sc);
+		out = test_path(sc.dir, "summary.json");
+		convert_json(sc.path, out, &json, &warnings);
+		ck_assert_msg(strstr(json, cases[i].want), "case %zu: no %s in\n%s", i,
+			      cases[i].want, json);
+		free(json);
+		free(warnings);
+		free(out);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
+/*
+ * Submissions by the SQPOLL thread get their own column and member: the
+ * enters of an SQPOLL ring submit nothing, and a req/enter of 0.00 would
+ * read as "no batching".
+ */
+START_TEST(test_sqpoll_submissions)
+{
+	struct scen sc;
+	char *json, *summary, *warnings, *out;
+
+	scen_open(&sc, "sqpoll.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 11, 10, "iou-sqp-10", 0x10, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 2 /* SQPOLL */);
+	ev_enter_begin(&sc, T0 + 2 * US, 10, 10, RING, 3, 0, 1, 1 /* GETEVENTS */);
+	ev_submit(&sc, T0 + 3 * US, 11, 10, RING, 1, 0, 1, 0, EVF_SQ_THREAD);
+	ev_submit(&sc, T0 + 3 * US + 1, 11, 10, RING, 2, 0, 2, 0, EVF_SQ_THREAD);
+	ev_complete(&sc, T0 + 4 * US, 11, 10, RING, 1, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US + 1, 11, 10, RING, 2, 2, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING, 0);
+	scen_finish(&sc);
+	out = test_path(sc.dir, "summary.json");
+	convert_json(sc.path, out, &json, &warnings);
+	ck_assert_ptr_nonnull(strstr(json, "\"submitted\": 0,\n      \"sqpoll_submitted\": 2"));
+	free(json);
+	free(warnings);
+	free(out);
+	out = test_path(sc.dir, "summary.txt");
+	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
+	ck_assert_msg(strstr(summary, "by sqpoll req/enter"), "%s", summary);
+	/* ring 1: 2 requests, 1 enter, 2 by sqpoll, req/enter "-" */
+	ck_assert_msg(strstr(summary, "         2         1         2         -"), "%s", summary);
+	free(summary);
+	free(warnings);
+	free(out);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * io-wq requests whose worker the log cannot name (no work events, and
+ * the completion came back on the submitter): the io-wq table says
+ * "unknown", not "0 workers, 0ns busy".
+ */
+START_TEST(test_iowq_unknown_worker)
+{
+	struct scen sc;
+	char *json, *summary, *warnings, *out;
+
+	scen_open(&sc, "iowq_unknown.log");
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_submit(&sc, T0 + 2 * US, 10, 10, RING, 1, 22, 1, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 3 * US, 10, 10, RING, 1, 1);
+	ev_complete(&sc, T0 + 9 * US, 10, 10, RING, 1, 1, 512, 0);
+	scen_finish(&sc);
+	out = test_path(sc.dir, "summary.txt");
+	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
+	ck_assert_msg(strstr(summary, "   1         1  unknown            1    unknown"), "%s",
+		      summary);
+	free(summary);
+	free(warnings);
+	free(out);
+	out = test_path(sc.dir, "summary.json");
+	convert_json(sc.path, out, &json, &warnings);
+	ck_assert_msg(strstr(json, "\"requests\": 1,\n        \"placed_requests\": 0,"), "%s", json);
+	free(json);
+	free(warnings);
+	free(out);
+	scen_free(&sc);
+}
+END_TEST
+
 /* The byte at offset i of test_out_buf's stream. */
 static char out_buf_byte(size_t i)
 {
@@ -1117,6 +1302,10 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_read_ahead_same_output);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
+	tcase_add_test(tc, test_recorded_selection);
+	tcase_add_test(tc, test_sqpoll_submissions);
+	tcase_add_test(tc, test_iowq_unknown_worker);
+	tcase_add_test(tc, test_csv_ring_owner_and_kworker);
 	suite_add_tcase(s, tc);
 	return s;
 }

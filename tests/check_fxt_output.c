@@ -1009,6 +1009,8 @@ START_TEST(test_multishot_aux_overflow)
 	ev_overflow(&sc, T0 + 13 * US, TID, PID, RING, 2, 0, true);
 	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0x44, OP_NOP, 3, 0, 0);
 	ev_complete(&sc, T0 + 21 * US, TID, PID, RING, 0x44, 3, 0, 0);
+	/* Another CQE (the kernel traces complete only for CQEs that fit):
+	 * no request is open with user_data 3. */
 	ev_overflow(&sc, T0 + 21 * US + 1, TID, PID, RING, 3, 0, false);
 	{
 		struct ev_short_write sw = { SYNTH_HDR(EV_SHORT_WRITE, T0 + 25 * US, TID, PID),
@@ -1030,7 +1032,7 @@ START_TEST(test_multishot_aux_overflow)
 	ck_assert_str_eq(str_arg(m, s, "modifiers"), "multishot");
 	ck_assert_int_eq(s->dur, 3 * US);
 	rt = thread_named(m, "ring 1 (fd 3)");
-	ck_assert_uint_eq(count_named(m, PID, rt->tid, "CQE (no request)"), 1);
+	ck_assert_uint_eq(count_named(m, PID, rt->tid, "CQE (no request)"), 2);
 	ck_assert_uint_eq(count_named(m, PID, rt->tid, "CQ overflow"), 2);
 	ck_assert_uint_eq(count_named(m, PID, rt->tid, "CQE dropped"), 1);
 	ck_assert_uint_eq(count_named(m, PID, rt->tid, "short write"), 1);
@@ -1038,7 +1040,7 @@ START_TEST(test_multishot_aux_overflow)
 	ck_assert_int_eq(int_arg(m, s, "got"), 1024);
 	s = fxtr_find_slice(m, PID, rt->tid, "CQE (no request)", 0);
 	ck_assert_int_eq(int_arg(m, s, "result"), 42);
-	ck_assert_str_eq(str_arg(m, lifetime(m, 3), "modifiers"), "cq_overflow");
+	ck_assert_ptr_null(fxtr_slice_arg(m, lifetime(m, 3), "modifiers"));
 	conv_free(&c);
 	scen_free(&sc);
 }
