@@ -73,7 +73,7 @@ trap 'fail "stopped by SIGINT"' INT
 pid_of_cmdline() {
 	poc_found=""
 	for poc_dir in /proc/[0-9]*; do
-		poc_cmd=$(tr '\0' ' ' <"$poc_dir/cmdline" 2>/dev/null) || continue
+		poc_cmd=$({ tr '\0' ' ' <"$poc_dir/cmdline"; } 2>/dev/null) || continue
 		case "$poc_cmd" in
 		"$1"*)	poc_pid=${poc_dir#/proc/}
 			[ -n "$poc_found" ] && [ "$poc_found" -gt "$poc_pid" ] || poc_found=$poc_pid ;;
@@ -92,6 +92,16 @@ proc_field() {
 proc_running() {
 	pr_state=$(proc_field "$1" 1)
 	[ -n "$pr_state" ] && [ "$pr_state" != Z ] && [ "$pr_state" != X ]
+}
+
+# root_kill ARGS...: kill(1) as root, for the recorder.  kill is the
+# shell's own: without procps there is no kill program for sudo to run.
+root_kill() {
+	if [ -z "$SUDO" ]; then
+		kill "$@"
+	else
+		$SUDO sh -c 'kill "$@"' sh "$@"
+	fi
 }
 
 # record [uring-record options...]: runs the recorder (elevated if needed),
@@ -160,7 +170,7 @@ reap_detached() {
 # reaps the launcher.
 stop_detached() {
 	for sd_group in ${detached_pgid:-} ${detached_launcher:-}; do
-		$SUDO kill -KILL -- "-$sd_group" 2>/dev/null || true
+		root_kill -KILL -- "-$sd_group" 2>/dev/null || true
 	done
 	[ -z "${detached_launcher:-}" ] || wait "$detached_launcher" 2>/dev/null || true
 	detached_launcher=""

@@ -9,7 +9,7 @@ record_detached "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 6 >"$T/
 # recording: the log has grown past its metadata
 recorder_pid 20000
 sleep 2.5
-$SUDO kill -KILL "$recorder_pid"
+root_kill -KILL "$recorder_pid"
 sleep 0.2
 stop_detached
 

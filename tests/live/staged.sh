@@ -37,7 +37,7 @@ done
 [ -s "$T/nop.json" ] || fail "the workload did not run: $(cat "$T/record.err")"
 recorder_pid
 sleep 1.5
-$SUDO kill -KILL "$recorder_pid"
+root_kill -KILL "$recorder_pid"
 sleep 0.2
 stop_detached
 stat_log "$T/killed.log" "$T/killed.stat"
