@@ -10,11 +10,16 @@
 #include "convert_log.h"
 #include "model_names.h"
 
-/* A metadata value on one line, printable ASCII only, at most len chars. */
+/*
+ * At most this many characters of one metadata value: a hostile log cannot
+ * fill the terminal, and a list is cut only between items, saying how many
+ * were left out.
+ */
+#define INFO_VALUE_MAX 2000
+
+/* A metadata value on one line, printable ASCII only. */
 static void info_value(FILE *f, const struct json_value *v, int *left)
 {
-	if (!v || *left <= 0)
-		return;
 	switch (v->type) {
 	case JSON_NULL:
 		*left -= fprintf(f, "null");
@@ -29,15 +34,24 @@ static void info_value(FILE *f, const struct json_value *v, int *left)
 			*left -= fprintf(f, "%g", v->number);
 		break;
 	case JSON_STRING:
-		for (size_t i = 0; i < v->len && *left > 0; i++, (*left)--)
+		for (size_t i = 0; i < v->len; i++, (*left)--) {
+			if (*left <= 0) {
+				fprintf(f, "...");
+				break;
+			}
 			fputc((unsigned char)v->string[i] >= 0x20 && (unsigned char)v->string[i] < 0x7f ?
 			      v->string[i] : '?', f);
+		}
 		break;
 	case JSON_ARRAY:
 	case JSON_OBJECT:
 		fputc(v->type == JSON_ARRAY ? '[' : '{', f);
 		(*left)--;
-		for (size_t i = 0; i < v->len && *left > 0; i++) {
+		for (size_t i = 0; i < v->len; i++) {
+			if (*left <= 0) {
+				*left -= fprintf(f, "%s... %zu more", i ? ", " : "", v->len - i);
+				break;
+			}
 			if (i)
 				*left -= fprintf(f, ", ");
 			if (v->type == JSON_OBJECT)
@@ -50,15 +64,26 @@ static void info_value(FILE *f, const struct json_value *v, int *left)
 	}
 }
 
+/* label and value; an object one member a line below the label. */
 static void info_line(FILE *f, const char *label, const struct json_value *v)
 {
-	int left = 400;
+	int left = INFO_VALUE_MAX;
 
 	if (!v)
 		return;
-	fprintf(f, "%-14s", label);
-	info_value(f, v, &left);
-	fprintf(f, left <= 0 ? " ...\n" : "\n");
+	if (v->type != JSON_OBJECT || !v->len) {
+		fprintf(f, "%-14s", label);
+		info_value(f, v, &left);
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, "%s\n", label);
+	for (size_t i = 0; i < v->len; i++) {
+		left = INFO_VALUE_MAX;
+		fprintf(f, "  %-28.40s ", v->keys[i]);
+		info_value(f, &v->items[i], &left);
+		fputc('\n', f);
+	}
 }
 
 static void info_probes(FILE *f, const struct json_value *probes)

@@ -1097,6 +1097,48 @@ START_TEST(test_newer_recorder)
 END_TEST
 
 /*
+ * --info prints the recorder's options one a line, whole: a list is never
+ * cut in the middle (it was at 400 characters of one line), and an
+ * absurdly long one is cut between items, saying how many are left out.
+ */
+START_TEST(test_info_options_whole)
+{
+	char meta[16384], *err, *out, *at;
+	struct synth_options opt = { .extra_meta = meta };
+	struct scen sc;
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(meta, sizeof(meta), "\"options\":{\"zstd_level\":1,"
+			     "\"sqe_off_zeroed_for\":[");
+	for (i = 0; i < 40; i++)
+		n += (size_t)snprintf(meta + n, sizeof(meta) - n, "%s\"OPCODE_%02d\"",
+				      i ? "," : "", i);
+	n += (size_t)snprintf(meta + n, sizeof(meta) - n, "],\"long\":[");
+	for (i = 0; i < 1000; i++)
+		n += (size_t)snprintf(meta + n, sizeof(meta) - n, "%s%d", i ? "," : "", i);
+	snprintf(meta + n, sizeof(meta) - n, "]}");
+	scen_open_opts(&sc, "info.log", &opt);
+	scen_finish(&sc);
+	{
+		const char *info[] = { "--info", sc.path, NULL };
+
+		ck_assert_int_eq(run_cli(info, &err, &out), 0);
+	}
+	ck_assert_msg(strstr(out, "\noptions:\n  zstd_level                   1\n"), "%s", out);
+	at = strstr(out, "  sqe_off_zeroed_for           [OPCODE_00, ");
+	ck_assert_msg(at, "%s", out);
+	ck_assert_msg(strstr(at, "OPCODE_39]\n"), "%s", out);
+	at = strstr(out, "  long                         [0, 1, 2, ");
+	ck_assert_msg(at, "%s", out);
+	ck_assert_msg(strstr(at, ", ... ") && strstr(at, " more]\n"), "%s", out);
+	free(err);
+	free(out);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
  * The recorder's own selection (metadata "filters") is shown next to the
  * converter's: a -p recording is not "everything".
  */
@@ -1303,6 +1345,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
 	tcase_add_test(tc, test_recorded_selection);
+	tcase_add_test(tc, test_info_options_whole);
 	tcase_add_test(tc, test_sqpoll_submissions);
 	tcase_add_test(tc, test_iowq_unknown_worker);
 	tcase_add_test(tc, test_csv_ring_owner_and_kworker);
