@@ -108,6 +108,7 @@ struct req {
 	bool counted_inflight, in_iowq;
 	bool tentative_inline;
 	bool link_marker_sent;
+	uint64_t async_req_flags;	/* REQ_F_* of the first queue_async_work */
 	bool ud_indexed;		/* in m->by_user_data's list for its key */
 	struct req *ud_prev, *ud_next;	/* that list: circular, oldest first */
 	uint64_t loss_seq_at_open;
@@ -500,6 +501,72 @@ static void chain_put(struct chain *c)
 	free(c);
 }
 
+/*
+ * Operations with no non-blocking path at all: io_issue_sqe() with
+ * IO_URING_F_NONBLOCK returns -EAGAIN at once (io_fsync, io_fallocate,
+ * io_sync_file_range, io_madvise) or their prep sets REQ_F_FORCE_ASYNC
+ * (the path-name and xattr operations, 6.1 onwards).  UAPI opcode numbers.
+ */
+static bool op_never_nowait(uint8_t op)
+{
+	switch (op) {
+	case 3:		/* FSYNC */
+	case 8:		/* SYNC_FILE_RANGE */
+	case 17:	/* FALLOCATE */
+	case 25:	/* MADVISE */
+	case 35: case 36: case 37: case 38: case 39:	/* RENAMEAT .. LINKAT */
+	case 40: case 41: case 42: case 43:		/* F/SETXATTR, F/GETXATTR */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Why the request did not complete inline (uring-convert(1), MODEL).
+ * Being held back (drain, link) comes first: whatever happened after was
+ * caused by the release, not by the submission.
+ */
+static enum req_path_reason path_reason(const struct req *rq)
+{
+	const struct model_request *r = &rq->r;
+	/* REQ_F_FORCE_ASYNC_BIT is IOSQE_ASYNC_BIT in every kernel; the
+	 * submit's req_flags are read after io_init_req(), so they hold what
+	 * the prep forced as well as what the SQE asked. */
+	uint64_t forced = (r->sqe_valid ? r->req_flags : 0) | rq->async_req_flags;
+	uint8_t asked = r->sqe_fields_valid ? r->sqe_flags : (uint8_t)forced;
+
+	switch (r->path) {
+	case PATH_INLINE:
+	case PATH_FAILED:
+		return PR_NONE;
+	case PATH_UNKNOWN:
+	case PATH_IOPOLL:
+		return PR_UNKNOWN;
+	default:
+		break;
+	}
+	if (r->defer_ts)
+		return PR_DRAIN;
+	if (r->chain_id && r->chain_pos > 0)
+		return PR_LINK;
+	if (asked & IOSQE_ASYNC_BIT)
+		return PR_SQE_ASYNC;
+	switch (r->path) {
+	case PATH_IOWQ:
+		if ((forced & IOSQE_ASYNC_BIT) || op_never_nowait(r->opcode))
+			return PR_IOWQ_NO_NOWAIT;
+		return PR_IOWQ_AFTER_EAGAIN;
+	case PATH_POLL:
+		/* io_arm_poll_handler() runs only after the inline issue
+		 * returned -EAGAIN; a task_add alone is a POLL_ADD's wake-up. */
+		return r->poll_arm_ts ? PR_POLL_ARMED : PR_TW_AFTER_POLL;
+	case PATH_TASK_WORK:
+		return PR_TW_AFTER_COMPLETION;
+	default:
+		return PR_UNKNOWN;
+	}
+}
+
 /* Deliver a finished request and free it. */
 static void req_emit(struct model *m, struct req *rq)
 {
@@ -508,6 +575,7 @@ static void req_emit(struct model *m, struct req *rq)
 		rq->r.path = PATH_INLINE;
 		rq->tentative_inline = false;
 	}
+	rq->r.path_reason = path_reason(rq);
 	if (rq->ring->link_tail == rq)
 		rq->ring->link_tail = NULL;
 	if (rq->chain) {
@@ -1241,8 +1309,10 @@ static void on_queue_async(struct model *m, const struct ev_queue_async_work *e)
 	if (!rq)
 		return;
 	learn_ids(rq, e->opcode, e->user_data);
-	if (!rq->r.queue_async_ts)
+	if (!rq->r.queue_async_ts) {
 		rq->r.queue_async_ts = e->ts;
+		rq->async_req_flags = e->req_flags;
+	}
 	if (e->flags & EVF_HASHED)
 		rq->r.modifiers |= REQM_HASHED;
 	if (!rq->in_iowq) {

@@ -15,6 +15,20 @@ const char *path_name(enum req_path p)
 	return (unsigned)p < PATH_COUNT ? names[p] : "?";
 }
 
+const char *path_reason_name(enum req_path_reason r)
+{
+	static const char *const names[PR_COUNT] = {
+		[PR_NONE] = "", [PR_SQE_ASYNC] = "sqe_async", [PR_POLL_ARMED] = "poll_armed",
+		[PR_IOWQ_AFTER_EAGAIN] = "iowq_after_eagain",
+		[PR_IOWQ_NO_NOWAIT] = "iowq_no_nowait", [PR_DRAIN] = "drain", [PR_LINK] = "link",
+		[PR_TW_AFTER_POLL] = "task_work_after_poll",
+		[PR_TW_AFTER_COMPLETION] = "task_work_after_completion",
+		[PR_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned)r < PR_COUNT ? names[r] : "?";
+}
+
 const char *status_name(enum req_status s)
 {
 	static const char *const names[REQ_STATUS_COUNT] = {

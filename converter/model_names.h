@@ -23,6 +23,8 @@
 #include "output.h"
 
 const char *path_name(enum req_path p);		/* "inline", "io-wq", ... */
+/* "sqe_async", "poll_armed", ...; "" for PR_NONE. */
+const char *path_reason_name(enum req_path_reason r);
 const char *status_name(enum req_status s);	/* "complete", "in_flight_at_end", ... */
 const char *incomplete_reason_name(enum req_incomplete_reason r);	/* "" for NONE */
 const char *task_kind_name(enum task_kind k);	/* "thread", "io-wq-worker", ... */

@@ -158,6 +158,25 @@ enum req_modifier {
 	REQM_COUNT_BITS		= 12
 };
 
+/*
+ * Why a request did not complete inline (its path is not inline): one
+ * value, set by the model when the request is delivered.  Which are exact
+ * and which inferred, and from what: uring-convert(1), MODEL.
+ */
+enum req_path_reason {
+	PR_NONE = 0,			/* inline or failed at init: no reason */
+	PR_SQE_ASYNC,			/* IOSQE_ASYNC */
+	PR_POLL_ARMED,			/* -EAGAIN, file pollable: poll armed */
+	PR_IOWQ_AFTER_EAGAIN,		/* -EAGAIN, not pollable: punted to io-wq */
+	PR_IOWQ_NO_NOWAIT,		/* the operation has no non-blocking path */
+	PR_DRAIN,			/* held back by IOSQE_IO_DRAIN */
+	PR_LINK,			/* held back by its link predecessor */
+	PR_TW_AFTER_POLL,		/* ran from task work after a poll wake-up */
+	PR_TW_AFTER_COMPLETION,		/* ran from task work after a completion */
+	PR_UNKNOWN,			/* not enough events to tell */
+	PR_COUNT
+};
+
 enum req_status {
 	REQ_COMPLETE = 0,		/* submission and final completion seen */
 	REQ_IN_FLIGHT_AT_END,		/* submitted, still open when the log ends */
@@ -187,6 +206,7 @@ struct model_request {
 	enum req_status status;
 	enum req_incomplete_reason incomplete_reason;
 	enum req_path path;
+	enum req_path_reason path_reason;	/* why not inline */
 	uint32_t modifiers;		/* enum req_modifier bits */
 
 	/* SQE / submission */

@@ -601,7 +601,7 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 	"submit_syscall_id defer_ns queue_async_ns poll_arm_ns task_add_ns " \
 	"work_begin_ns work_end_ns tw_run_ns tw_run_tid complete_tid complete_comm " \
 	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
-	"link_prev link_next fail_link_ns init_error init_errno"
+	"link_prev link_next fail_link_ns init_error init_errno path_reason"
 
 static void c_request(struct output *o, const struct model_request *r)
 {
@@ -688,6 +688,7 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 		field_empty(f);
 	}
+	field_name(f, path_reason_name(r->path_reason));
 	eol(f);
 }
 

@@ -213,6 +213,11 @@ static void requests(struct report_output *j, struct json_out *o)
 		for (unsigned p = 0; p < PATH_COUNT; p++)
 			json_kv_u64(o, path_name(p), s->paths[p]);
 		json_obj_end(o);
+		json_key(o, "why_not_inline");
+		json_obj_begin(o);
+		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
+			json_kv_u64(o, path_reason_name(p), s->reasons[p]);
+		json_obj_end(o);
 		json_obj_end(o);
 	}
 	json_arr_end(o);

@@ -213,6 +213,44 @@ static void print_paths(struct report_output *s)
 	}
 }
 
+/* Count per reason per opcode; only reasons some opcode has get a column. */
+static void print_reasons(struct report_output *s)
+{
+	const struct report *r = &s->rep;
+	FILE *f = s->f;
+	bool col[PR_COUNT] = { false };
+	bool any = false;
+	char name[NAMES_MAX_LEN];
+
+	for (unsigned op = 0; op < 256; op++)
+		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
+			if (r->ops[op].reasons[p])
+				any = col[p] = true;
+	if (!any)
+		return;
+	fprintf(f, "\nWhy not inline (requests per reason)\n%-16s", "opcode");
+	for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
+		if (col[p])
+			fprintf(f, " %*s", (int)strlen(path_reason_name(p)),
+				path_reason_name(p));
+	fputc('\n', f);
+	for (unsigned op = 0; op < 256; op++) {
+		const struct op_stats *o = &r->ops[op];
+		bool row = false;
+
+		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
+			row |= o->reasons[p] > 0;
+		if (!row)
+			continue;
+		fprintf(f, "%-16s", names_opcode(s->meta.names, op, name));
+		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
+			if (col[p])
+				fprintf(f, " %*" PRIu64, (int)strlen(path_reason_name(p)),
+					o->reasons[p]);
+		fputc('\n', f);
+	}
+}
+
 static void print_procs(struct report_output *s)
 {
 	const struct report *r = &s->rep;
@@ -431,6 +469,7 @@ static int s_render(struct report_output *s, const struct output_totals *t, char
 	print_banner(s, t);
 	print_opcodes(s);
 	print_paths(s);
+	print_reasons(s);
 	print_procs(s);
 	print_iowq(s);
 	print_errors(s);

@@ -220,6 +220,7 @@ void report_request(struct report *r, const struct model_request *q)
 		r->cancelled_links++;
 	op->count++;
 	op->by_status[q->status]++;
+	op->reasons[q->path_reason < PR_COUNT ? q->path_reason : PR_UNKNOWN]++;
 	if (rs)
 		rs->requests++;
 	if (pid && (ps = proc_stats(r, pid))) {

@@ -22,6 +22,7 @@ struct op_stats {
 	uint64_t by_status[REQ_STATUS_COUNT];
 	uint64_t errors;		/* final res < 0 (complete requests) */
 	uint64_t paths[PATH_COUNT];	/* complete requests only */
+	uint64_t reasons[PR_COUNT];	/* why not inline, all requests */
 	struct hist latency;		/* submit -> completion, complete requests */
 };
 

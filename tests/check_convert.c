@@ -12,6 +12,7 @@
 
 #include "convert_test.h"
 #include "hmap.h"
+#include "model_names.h"
 #include "names.h"
 #include "report.h"
 #include "stats.h"
@@ -28,7 +29,9 @@
 #define OP_READ 22
 #define OP_WRITE 23
 #define OP_NOP 0
+#define IOSQE_IO_DRAIN 2
 #define IOSQE_IO_LINK 4
+#define IOSQE_ASYNC 16
 #define IOSQE_CQE_SKIP 64
 #define CQE_F_MORE 2
 #define CQE_F_NOTIF 8
@@ -249,6 +252,118 @@ START_TEST(test_overflow_after_ring_recreated)
 	ck_assert_int_eq(r->status, REQ_COMPLETE);
 	ck_assert_uint_eq(r->complete_ts, T0 + 6 * US);
 	ck_assert_uint_eq(r->overflow_ts, T0 + 6 * US);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A submit whose REQ_F_* differ from its SQE flags (the prep forced async),
+ * with or without the SQE read (EVF_SQE_VALID). */
+static void ev_submit_forced(struct scen *sc, uint64_t ts, uint64_t req, uint8_t opcode,
+			     uint64_t user_data, bool sqe_read)
+{
+	struct ev_submit e = {
+		SYNTH_HDR(EV_SUBMIT, ts, TID, PID),
+		.opcode = opcode, .sqe_flags = sqe_read ? 0 : IOSQE_ASYNC, .ring = RING,
+		.req = req, .user_data = user_data, .req_flags = IOSQE_ASYNC, .fd = 5,
+	};
+
+	e.flags = sqe_read ? EVF_SQE_VALID : 0;
+	synth_emit(sc->s, sc->cpu, &e, sizeof(e));
+}
+
+/* Every path reason, each from the events that decide it. */
+START_TEST(test_path_reasons)
+{
+	static const struct {
+		uint64_t ud;
+		enum req_path_reason want;
+	} cases[] = {
+		{ 1, PR_NONE }, { 2, PR_SQE_ASYNC }, { 3, PR_POLL_ARMED },
+		{ 4, PR_IOWQ_AFTER_EAGAIN }, { 5, PR_IOWQ_NO_NOWAIT }, { 6, PR_IOWQ_NO_NOWAIT },
+		{ 7, PR_SQE_ASYNC }, { 8, PR_DRAIN }, { 9, PR_DRAIN }, { 10, PR_NONE },
+		{ 11, PR_LINK }, { 12, PR_TW_AFTER_POLL }, { 13, PR_TW_AFTER_COMPLETION },
+		{ 14, PR_NONE }, { 15, PR_UNKNOWN }, { 16, PR_POLL_ARMED },
+	};
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "reasons.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, TID2, PID, "app2", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 3, 16, 1, 1);
+	/* 1: inline */
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xe1, OP_NOP, 1, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0xe1, 1, 0, 0);
+	/* 2: IOSQE_ASYNC */
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0xe2, OP_READ, 2, IOSQE_ASYNC, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 5 * US, TID, PID, RING, 0xe2, 2);
+	/* 3: -EAGAIN on a pollable file */
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0xe3, OP_READ, 3, 0, 0);
+	ev_req(&sc, EV_POLL_ARM, T0 + 7 * US, TID, PID, RING, 0xe3, 3);
+	/* 4: -EAGAIN, not pollable: io-wq */
+	ev_submit(&sc, T0 + 8 * US, TID, PID, RING, 0xe4, OP_READ, 4, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 9 * US, TID, PID, RING, 0xe4, 4);
+	/* 5: FSYNC has no non-blocking path */
+	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0xe5, 3 /* FSYNC */, 5, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 11 * US, TID, PID, RING, 0xe5, 5);
+	/* 6: the prep forced async (REQ_F_FORCE_ASYNC, the SQE did not ask) */
+	ev_submit_forced(&sc, T0 + 12 * US, 0xe6, 18 /* OPENAT */, 6, true);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 13 * US, TID, PID, RING, 0xe6, 6);
+	/* 7: the same without the SQE read: taken for IOSQE_ASYNC */
+	ev_submit_forced(&sc, T0 + 14 * US, 0xe7, 18 /* OPENAT */, 7, false);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 15 * US, TID, PID, RING, 0xe7, 7);
+	/* 8: drained; 9: drained and IOSQE_ASYNC: the drain held it first */
+	ev_submit(&sc, T0 + 16 * US, TID, PID, RING, 0xe8, OP_READ, 8, IOSQE_IO_DRAIN, 0);
+	ev_req(&sc, EV_DEFER, T0 + 17 * US, TID, PID, RING, 0xe8, 8);
+	ev_submit(&sc, T0 + 18 * US, TID, PID, RING, 0xe9, OP_READ, 9,
+		  IOSQE_IO_DRAIN | IOSQE_ASYNC, 0);
+	ev_req(&sc, EV_DEFER, T0 + 19 * US, TID, PID, RING, 0xe9, 9);
+	/* 10 -> 11: the head completes inline, the member later */
+	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0xea, OP_WRITE, 10, IOSQE_IO_LINK, 0);
+	ev_submit(&sc, T0 + 21 * US, TID, PID, RING, 0xeb, OP_WRITE, 11, 0, 0);
+	ev_link(&sc, T0 + 21 * US + 1, TID, PID, RING, 0xeb, 0xea);
+	ev_complete(&sc, T0 + 22 * US, TID, PID, RING, 0xea, 10, 512, 0);
+	/* 12: POLL_ADD, woken: task_add without poll_arm */
+	ev_submit(&sc, T0 + 23 * US, TID, PID, RING, 0xec, 6 /* POLL_ADD */, 12, 0, 0);
+	/* 13: issued inline, completed later from task work */
+	ev_submit(&sc, T0 + 24 * US, TID, PID, RING, 0xed, OP_READ, 13, 0, 0);
+	/* 14: failed at init */
+	ev_req_failed(&sc, T0 + 25 * US, TID, PID, RING, 0xee, 200, 14, -22);
+	ev_complete(&sc, T0 + 26 * US, TID, PID, RING, 0xee, 14, -22, 0);
+	/* 15: in flight at the end, nothing seen after submit; 16: armed, in flight */
+	ev_submit(&sc, T0 + 27 * US, TID, PID, RING, 0xef, OP_READ, 15, 0, 0);
+	ev_submit(&sc, T0 + 28 * US, TID, PID, RING, 0xf0, OP_READ, 16, 0, 0);
+	ev_req(&sc, EV_POLL_ARM, T0 + 29 * US, TID, PID, RING, 0xf0, 16);
+	ev_cqring_wait(&sc, T0 + 30 * US, TID, PID, RING, 1);
+	ev_complete(&sc, T0 + 40 * US, WORKER, PID, RING, 0xe2, 2, 512, 0);
+	ev_req(&sc, EV_TASK_ADD, T0 + 41 * US, 0, 0, RING, 0xe3, 3);
+	ev_complete(&sc, T0 + 42 * US, TID, PID, RING, 0xe3, 3, 512, 0);
+	ev_complete(&sc, T0 + 43 * US, WORKER, PID, RING, 0xe4, 4, 512, 0);
+	ev_complete(&sc, T0 + 44 * US, WORKER, PID, RING, 0xe5, 5, 0, 0);
+	ev_complete(&sc, T0 + 45 * US, WORKER, PID, RING, 0xe6, 6, 7, 0);
+	ev_complete(&sc, T0 + 46 * US, WORKER, PID, RING, 0xe7, 7, 8, 0);
+	ev_complete(&sc, T0 + 47 * US, TID, PID, RING, 0xe8, 8, 512, 0);
+	ev_complete(&sc, T0 + 48 * US, TID, PID, RING, 0xe9, 9, 512, 0);
+	ev_complete(&sc, T0 + 49 * US, TID, PID, RING, 0xeb, 11, 512, 0);
+	ev_req(&sc, EV_TASK_ADD, T0 + 50 * US, 0, 0, RING, 0xec, 12);
+	ev_complete(&sc, T0 + 51 * US, TID, PID, RING, 0xec, 12, 1, 0);
+	ev_complete(&sc, T0 + 52 * US, TID, PID, RING, 0xed, 13, 512, 0);
+	ev_tw_run(&sc, T0 + 53 * US, TID, PID, 8);
+	ev_enter_end(&sc, T0 + 54 * US, TID, PID, RING, 16);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 16);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct model_request *r = req_by_ud(c, cases[i].ud);
+
+		ck_assert_msg(r->path_reason == cases[i].want, "user_data %llu: %s, want %s",
+			      (unsigned long long)cases[i].ud, path_reason_name(r->path_reason),
+			      path_reason_name(cases[i].want));
+	}
+	ck_assert_int_eq(req_by_ud(c, 13)->path, PATH_TASK_WORK);
+	ck_assert_int_eq(req_by_ud(c, 15)->status, REQ_IN_FLIGHT_AT_END);
 	capture_free(c);
 	scen_free(&sc);
 }
@@ -1296,6 +1411,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_overflow_after_ring_recreated);
 	tcase_add_test(tc, test_overflow_after_complete_is_another_cqe);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
+	tcase_add_test(tc, test_path_reasons);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
 	tcase_add_test(tc, test_pointer_reuse);

@@ -318,9 +318,28 @@ def check_path(c, what, q, r, ring):
         c.check("drained" in mods, f"{what}: not marked drained ({r['modifiers']})")
     elif "drained" in mods:
         c.check("may_defer" in paths, f"{what}: drained, which the workload did not allow")
+    check_path_reason(c, what, paths, r)
     sqpoll = ring.get("sqpoll", False)
     c.eq(f"{what}: sqpoll modifier", "sqpoll" in mods, bool(sqpoll))
     c.eq(f"{what}: multishot modifier", "multishot" in mods, bool(q.get("more_res")))
+
+
+def check_path_reason(c, what, paths, r):
+    """Why not inline, where the workload knows it by construction (the
+    first rule of uring-convert(1), "Why not inline", that applies)."""
+    if r["status"] != "complete" or r["chain_pos"] not in ("", "0"):
+        return
+    if "deferred" in paths:
+        want = "drain"
+    elif "async_forced" in paths:
+        want = "sqe_async"
+    elif "always_async" in paths:
+        want = "iowq_no_nowait"
+    elif "poll_armed" in paths:
+        want = "poll_armed"
+    else:
+        return
+    c.eq(f"{what}: path_reason", r["path_reason"], want)
 
 
 def check_links(c, by_ud):
