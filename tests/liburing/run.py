@@ -3,12 +3,11 @@
 """tests/liburing/run.py: make check-liburing.
 
   run.py --src DIR --work DIR --bin BUILDDIR [--expected FILE]
-         [--only TEST,...] [--timeout S] [--screen-timeout S] [--keep]
+         [--only TEST,...] [--timeout S] [--keep]
 
 Copies the liburing source tree DIR (nothing is fetched) to WORK/src and
-builds its test programs there.  Every test first runs alone, bounded by
---screen-timeout: one that skips itself (exit 77) or runs longer is
-skipped.  The others run under
+builds its test programs there.  Every test not skipped by --expected runs
+under
 
   tree_cnt -o T.cnt -- uring-record -o T.log -- ./T
 
@@ -24,13 +23,17 @@ For every test:
   at the start, no request incomplete without a loss, every conversion
   exits 0.
 
-A test named in --expected (TEST xfail REASON) must fail; passing is an
-error too, so that its entry is removed when the fix lands.
-Exit status: 0 all passed or failed as expected, 1 otherwise, 2 bad usage
-or a build failure.
+--expected lists tests that are skipped (TEST skip REASON: they hang or
+run long without the recorder) and tests that must fail (TEST xfail
+REASON); an expected failure that passes is an error too, so that its
+entry is removed when the fix lands.  A test that exits 77 (skips itself)
+and passes the comparison is reported as skipped.
+Exit status: 0 all passed or failed as expected, 1 otherwise (a build
+failure too), 2 bad usage.
 """
 import argparse
 import collections
+import concurrent.futures
 import csv
 import json
 import os
@@ -145,8 +148,8 @@ def raw_counts(csvdir):
             "enters": n.get("enter_begin", 0)}
 
 
-def check(name, bins, tdir, outdir, timeout):
-    """Record one test; return (list of failures, seconds, test exit)."""
+def record(name, bins, tdir, outdir, timeout):
+    """Record one test under the counter: (failures, seconds, test exit)."""
     base = os.path.join(outdir, name)
     logf, cntf = base + ".log", base + ".cnt"
     for p in (logf, cntf):
@@ -159,6 +162,13 @@ def check(name, bins, tdir, outdir, timeout):
         return ["timed out after %ds under the recorder" % timeout], secs, rc
     if not os.path.exists(cntf) or not os.path.exists(logf):
         return ["no count or no log (see %s.out)" % base], secs, rc
+    return [], secs, rc
+
+
+def analyse(name, bins, outdir):
+    """Convert one recorded test and compare with its count: failures."""
+    base = os.path.join(outdir, name)
+    logf, cntf = base + ".log", base + ".cnt"
     bad = []
     with open(cntf) as f:
         truth = json.load(f)
@@ -175,14 +185,14 @@ def check(name, bins, tdir, outdir, timeout):
         if crc:
             bad.append("uring-convert -f %s exit %d: %s" % (fmt, crc, err[-300:]))
     if bad and not os.path.exists(base + ".json"):
-        return bad, secs, rc
+        return bad
     try:
         with open(base + ".json") as f:
             summary = json.load(f)
         got, got_rings = model_counts(summary, base + ".csv")
         raw = raw_counts(base + ".csv")
     except (OSError, ValueError, KeyError) as e:
-        return bad + ["cannot read the conversion: %s" % e], secs, rc
+        return bad + ["cannot read the conversion: %s" % e]
     rec = summary["recording"]
     if rec["stop_reason"] != "command exited" or not rec["stopped_cleanly"]:
         bad.append("recording stopped by %r (clean: %s)"
@@ -199,15 +209,40 @@ def check(name, bins, tdir, outdir, timeout):
         diff = sorted((want_c - got_c).elements())
         extra = sorted((got_c - want_c).elements())
         bad.append("rings [submissions, CQEs]: %d counted, %d converted; only counted %s,"
-                   " only converted %s" % (len(want_rings), len(got_rings),
-                                           diff[:4], extra[:4]))
+                   " only converted %s; rings created by %s"
+                   % (len(want_rings), len(got_rings), diff[:4], extra[:4],
+                      sorted(set(map(tuple, truth["creators"])))[:6]))
     req = summary["requests"]
     if req["in_flight_at_start"]:
         bad.append("%d requests in flight at the start" % req["in_flight_at_start"])
     if req["incomplete"] != req["incomplete_reasons"]["loss"] or (req["incomplete"] and not lost):
         bad.append("%d requests incomplete (%s) with %d events lost"
                    % (req["incomplete"], req["incomplete_reasons"], lost))
-    return bad, secs, rc
+    return bad
+
+
+def judge(name, kind, reason, bad, secs, trc):
+    """The result of one test and the lines saying it."""
+    if kind == "xfail":
+        res = "XFAIL" if bad else "XPASS"
+    elif not bad and trc == SKIP_EXIT:
+        res = "SKIP"
+    else:
+        res = "FAIL" if bad else "PASS"
+    lines = ["%-5s %s %.1fs%s%s" % (res, name, secs,
+                                   " (test exit %s)" % trc if trc else "",
+                                   " -- expected: " + reason if kind else "")]
+    lines += ["        " + b for b in bad]
+    return res, lines
+
+
+def cleanup(outdir, name):
+    for ext in (".log", ".fxt", ".json", ".cnt", ".out"):
+        try:
+            os.unlink(os.path.join(outdir, name + ext))
+        except FileNotFoundError:
+            pass
+    shutil.rmtree(os.path.join(outdir, name + ".csv"), ignore_errors=True)
 
 
 def main():
@@ -218,7 +253,6 @@ def main():
     ap.add_argument("--expected")
     ap.add_argument("--only", help="comma-separated test names (poll.t,nop.t)")
     ap.add_argument("--timeout", type=int, default=30)
-    ap.add_argument("--screen-timeout", type=float, default=3.0)
     ap.add_argument("--keep", action="store_true", help="keep logs of passing tests")
     a = ap.parse_args()
     if os.geteuid():
@@ -229,7 +263,8 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     work = os.path.abspath(a.work)
     outdir = os.path.join(work, "runs")
-    os.makedirs(outdir, exist_ok=True)
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
     expected = read_expected(a.expected)
     t0 = time.monotonic()
     tdir = build(a.src, work)
@@ -240,39 +275,40 @@ def main():
         only = set(a.only.split(","))
         tests = [t for t in tests if t in only]
     counts = {"PASS": 0, "FAIL": 0, "XFAIL": 0, "XPASS": 0, "SKIP": 0}
-    for name in tests:
-        kind, reason = expected.get(name, (None, None))
-        if kind == "skip":
-            counts["SKIP"] += 1
-            log("SKIP  %s: %s" % (name, reason))
-            continue
-        rc, secs = run_bounded(["./" + name], tdir, a.screen_timeout,
-                               os.path.join(outdir, name + ".alone"))
-        if rc is None or rc == SKIP_EXIT:
-            counts["SKIP"] += 1
-            log("SKIP  %s: %s" % (name, "runs over %gs without the recorder" % a.screen_timeout
-                                  if rc is None else "skips itself on this kernel"))
-            continue
-        bad, secs, trc = check(name, bins, tdir, outdir, a.timeout)
-        note = " (test exit %s alone, %s recorded)" % (rc, trc) if rc or trc else ""
-        if kind == "xfail":
-            res = "XFAIL" if bad else "XPASS"
-        else:
-            res = "FAIL" if bad else "PASS"
-        counts[res] += 1
-        log("%-5s %s %.1fs%s%s" % (res, name, secs, note,
-                                   " -- expected: " + reason if kind else ""))
-        for b in bad:
-            log("        " + b)
-        if res == "XPASS":
-            log("        passes: remove it from %s" % a.expected)
-        if res in ("PASS", "XFAIL") and not a.keep:
-            for ext in (".log", ".fxt", ".json", ".cnt"):
-                try:
-                    os.unlink(os.path.join(outdir, name + ext))
-                except FileNotFoundError:
-                    pass
-            shutil.rmtree(os.path.join(outdir, name + ".csv"), ignore_errors=True)
+    pending = collections.deque()
+
+    def report(block):
+        """Print finished results in test order."""
+        while pending and (block or pending[0][1].done()):
+            name, fut = pending.popleft()
+            res, lines = fut.result()
+            counts[res] += 1
+            for line in lines:
+                log(line)
+            if res == "XPASS":
+                log("        passes: remove it from %s" % a.expected)
+            if res in ("PASS", "XFAIL", "SKIP") and not a.keep:
+                cleanup(outdir, name)
+
+    def finish(name, kind, reason, bad, secs, trc):
+        if not bad:
+            bad = analyse(name, bins, outdir)
+        return judge(name, kind, reason, bad, secs, trc)
+
+    # The conversion of one test overlaps the recording of the next: only
+    # the counts are compared, and they do not depend on timing.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        for name in tests:
+            kind, reason = expected.get(name, (None, None))
+            if kind == "skip":
+                fut = concurrent.futures.Future()
+                fut.set_result(("SKIP", ["SKIP  %s: %s" % (name, reason)]))
+            else:
+                bad, secs, trc = record(name, bins, tdir, outdir, a.timeout)
+                fut = pool.submit(finish, name, kind, reason, bad, secs, trc)
+            pending.append((name, fut))
+            report(False)
+        report(True)
     log("check-liburing: %d tests: %s in %.0fs (logs of failures: %s)"
         % (len(tests), ", ".join("%d %s" % (v, k) for k, v in counts.items()),
            time.monotonic() - t0, outdir))

@@ -97,11 +97,26 @@ int BPF_PROG(tc_newtask, struct task_struct *task, u64 clone_flags)
 	return 0;
 }
 
+/*
+ * A process leaves the selection when its last thread is freed, before its
+ * pid can be given to another process (pid_max may be as low as 32768).
+ */
+SEC("tp_btf/sched_process_free")
+int BPF_PROG(tc_free, struct task_struct *task)
+{
+	u32 tgid = task->tgid;
+
+	if (task->pid == tgid)
+		bpf_map_delete_elem(&sel, &tgid);
+	return 0;
+}
+
 /* io_uring_create(int fd, void *ctx, u32 sq_entries, u32 cq_entries, u32 flags) */
 SEC("tp_btf/io_uring_create")
 int BPF_PROG(tc_create, int fd, void *rctx)
 {
 	u64 key = (u64)rctx;
+	struct tc_ring *c;
 	u32 n;
 
 	/* a ring at the address of a freed one is a new ring */
@@ -113,6 +128,11 @@ int BPF_PROG(tc_create, int fd, void *rctx)
 	if (n >= TC_MAX_RINGS)
 		n = TC_OTHER_RING;
 	bpf_map_update_elem(&rings, &key, &n, BPF_ANY);
+	c = bpf_map_lookup_elem(&counts, &n);
+	if (c) {
+		c->creator = bpf_get_current_pid_tgid() >> 32;
+		bpf_get_current_comm(c->comm, sizeof(c->comm));
+	}
 	return 0;
 }
 

@@ -7,7 +7,7 @@
  *
  *   {"enters": N, "submit_req": N, "req_failed": N, "complete": N,
  *    "cqe_overflow": N, "rings": [[submissions, cqes], ...],
- *    "rings_created": N, "unowned": N}
+ *    "creators": [[tgid, "comm"], ...], "rings_created": N, "unowned": N}
  *
  * rings are in creation order; "unowned" counts events of the tree's tasks
  * on rings it did not create (none expected).  After COMMAND exits it
@@ -18,6 +18,7 @@
  *
  * Exit status: COMMAND's, or 1 when counting failed.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -112,6 +113,17 @@ static int write_counts(struct tree_cnt_bpf *skel, const struct tc_ring *r, unsi
 		fprintf(f, "%s[%llu,%llu]", i ? "," : "",
 			r[i].n[TC_SUBMIT] + r[i].n[TC_REQ_FAILED],
 			r[i].n[TC_COMPLETE] + r[i].n[TC_CQE_OVERFLOW]);
+	/* who created each ring: the first thing to look at when they differ */
+	fprintf(f, "],\"creators\":[");
+	for (unsigned i = 0; i < n && i < created; i++) {
+		char comm[17] = "";
+
+		/* JSON-safe: a task may name itself anything */
+		for (unsigned k = 0; k < 16 && r[i].comm[k]; k++)
+			comm[k] = isalnum((unsigned char)r[i].comm[k]) ||
+				  strchr("-_.:/ ", r[i].comm[k]) ? r[i].comm[k] : '?';
+		fprintf(f, "%s[%u,\"%s\"]", i ? "," : "", r[i].creator, comm);
+	}
 	fprintf(f, "],\"rings_created\":%u,\"unowned\":%llu}\n", created,
 		(unsigned long long)skel->bss->unowned);
 	if (path && fclose(f)) {
@@ -166,7 +178,7 @@ int main(int argc, char **argv)
 	const unsigned n = TC_MAX_RINGS + 1;
 	struct tree_cnt_bpf *skel = NULL;
 	const char *output = NULL;
-	long quiet_ms = 200;
+	long quiet_ms = 100;
 	int opt, ret = 1, status = 0, go_fd = -1;
 	uint32_t root = TC_ROOT;
 	pid_t child;

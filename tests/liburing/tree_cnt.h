@@ -25,6 +25,8 @@ enum { TC_SLOT_LIST(TC_ENUM) TC_SLOTS };
 
 struct tc_ring {
 	__u64 n[TC_SLOTS];
+	__u32 creator;		/* tgid that created the ring */
+	char comm[16];		/* its name then */
 };
 
 #endif
