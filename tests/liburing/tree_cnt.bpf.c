@@ -39,7 +39,7 @@ struct {
 	__type(value, u32);
 } rings SEC(".maps");
 
-/* per ring number, and TC_OTHER_RING; enters are counted in slot 0 only */
+/* per ring number, and TC_OTHER_RING; all enters go to ring 0's TC_ENTER */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TC_MAX_RINGS + 1);
