@@ -247,7 +247,8 @@ def judge(name, kind, reason, bad, late_only, secs, trc):
         res = "FAIL" if bad else "PASS"
     lines = ["%-5s %s %.1fs%s%s" % (res, name, secs,
                                    " (test exit %s)" % trc if trc else "",
-                                   " -- expected: " + reason if kind else "")]
+                                   " -- expected: " + reason
+                                   if kind and res != "PASS" else "")]
     lines += ["        " + b for b in bad]
     return res, lines
 
