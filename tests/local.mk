@@ -242,3 +242,6 @@ EXTRA_DIST += tests/e2e/plan tests/e2e/record.sh tests/e2e/cgroup.sh tests/e2e/c
 	tests/e2e/static.sh tests/kernels/kernel-cache.sh \
 	tests/kernels/run-in-kernel.sh tests/kernels/matrix.sh
 # --- end end-to-end suite and kernel matrix -------------------------------
+
+# --- liburing's test programs, recorded and counted (make check-liburing) --
+include tests/liburing/local.mk
