@@ -1133,8 +1133,16 @@ static void on_create(struct model *m, const struct ev_create *e, struct task_st
 		 * of requests open on a ring whose address is then reused.) */
 		if (n > 1)
 			qsort(open, n, sizeof(*open), cmp_req_id);
-		for (size_t i = 0; i < n; i++)
-			req_close_open(m, open[i], REQ_INCOMPLETE, INCOMPLETE_RING_RECREATED);
+		/* The kernel ended every request before it freed the ring, and
+		 * posted a CQE for each but the skipped ones (a cancellation
+		 * fails the request, which clears REQ_F_CQE_SKIP). */
+		for (size_t i = 0; i < n; i++) {
+			if (req_skips_cqe(open[i]))
+				req_close_skipped(m, open[i]);
+			else
+				req_close_open(m, open[i], REQ_INCOMPLETE,
+					       INCOMPLETE_RING_RECREATED);
+		}
 		free(open);
 		hmap_del(&m->rings, e->ring, 0);
 		rs = ring_new(m, e->ring, rs->r.generation + 1);

@@ -24,7 +24,7 @@ static const char doc[] =
 "--max-size is reached, when COMMAND exits, or when every process selected\n"
 "with -p (and with --follow, its descendants) has exited.  Then it waits\n"
 "up to 2 s for the kernel to tear down their rings, to record the CQEs\n"
-"that posts.\n"
+"that posts, and for processes COMMAND started to end.\n"
 "\n"
 "Without a selection, every process on the host is recorded.  With\n"
 "-- COMMAND, uring-record runs COMMAND as the invoking user (SUDO_UID) and\n"

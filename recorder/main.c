@@ -732,7 +732,9 @@ static void check_writer(struct recorder *r, bool woken)
  * kworker (io_ring_exit_work), and the CQEs the teardown posts belong to
  * the recording: stop once tp_ring_exit saw the last of them go, or after
  * ENV_RING_TEARDOWN_NS.  Without the hook, or without ring owners (no
- * selection, or no io_uring_create tracepoint), stop at once.
+ * selection, or no io_uring_create tracepoint), stop at once.  After a
+ * COMMAND, the processes it started that still run get the same time to
+ * end (a parent that does not wait for its children).
  */
 static void selection_over(struct recorder *r, uint64_t now, const char *reason,
 			   const char *message)
@@ -748,6 +750,13 @@ static bool rings_closing(struct recorder *r)
 	    !probes_attached(&r->probes, "tp_ring_exit"))
 		return false;
 	return selection_rings_closing(bpf_map__fd(r->skel->maps.ring_owner)) > 0;
+}
+
+/* Do processes the COMMAND started still run?  (-p: none do by now.) */
+static bool descendants_running(struct recorder *r)
+{
+	return r->have_cmd && r->env.follow &&
+	       selection_any_alive(bpf_map__fd(r->skel->maps.pid_filter));
 }
 
 /* Has everything selected with -p (not a COMMAND) exited?  Looked at every
@@ -776,7 +785,8 @@ static void check_selection(struct recorder *r, uint64_t now)
 		}
 	}
 	if (r->closing_since &&
-	    (now - r->closing_since >= ENV_RING_TEARDOWN_NS || !rings_closing(r)))
+	    (now - r->closing_since >= ENV_RING_TEARDOWN_NS ||
+	     (!rings_closing(r) && !descendants_running(r))))
 		stop(r, r->closing_reason, "%s", r->closing_message);
 }
 

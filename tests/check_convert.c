@@ -965,6 +965,40 @@ START_TEST(test_cqe_skip_success)
 END_TEST
 
 /*
+ * A ring freed and its address reused by a new ring: the kernel ended every
+ * request of the old one first.  One with IOSQE_CQE_SKIP_SUCCESS and no
+ * CQE succeeded (a cancellation would have posted one); one without the
+ * flag and no CQE is incomplete.  (liburing's recv-multishot.t: an
+ * ASYNC_CANCEL with the flag on each of its rings.)
+ */
+START_TEST(test_cqe_skip_ring_recreated)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip_recreated.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x71, 14 /* ASYNC_CANCEL */, 1,
+		  IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x72, OP_READ, 2, 0, 0);
+	ev_create(&sc, T0 + 9 * US, TID, PID, RING, 6, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 2);
+	r = req_by_ud(c, 1);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+	r = req_by_ud(c, 2);
+	ck_assert_int_eq(r->status, REQ_INCOMPLETE);
+	ck_assert_int_eq(r->incomplete_reason, INCOMPLETE_RING_RECREATED);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
  * A chain of six (0..4 with IO_LINK and CQE_SKIP_SUCCESS, 5 plain) whose
  * fourth member fails, on an io-wq worker: req_set_fail() turned its
  * REQ_F_CQE_SKIP into REQ_F_SKIP_LINK_CQES, so io_fail_links() sets
@@ -1423,6 +1457,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_cqes);
 	tcase_add_test(tc, test_send_zc_notification);
 	tcase_add_test(tc, test_cqe_skip_success);
+	tcase_add_test(tc, test_cqe_skip_ring_recreated);
 	tcase_add_test(tc, test_cqe_skip_failed_link);
 	tcase_add_test(tc, test_cqe_skip_failed_link_held);
 	tcase_add_test(tc, test_unpaired_syscalls);

@@ -105,3 +105,25 @@ PY
 "$CONVERT" --format=summary "$T/teardown.log" >"$T/teardown.txt" 2>"$T/convert.err" ||
 	fail "uring-convert: $(head -n 1 "$T/convert.err")"
 note "CQEs of the ring's teardown after the exit: ok"
+
+# A COMMAND that does not wait for its child: the child's io_uring work,
+# after the COMMAND's exit, is recorded whole.
+record -q -o "$T/orphan.log" -- sh -c 'sleep 0.2; "$1" --compact nop >"$2" &' sh \
+	"$WORKLOAD" "$T/orphan.json"
+[ "$record_status" = 0 ] || fail "orphan: uring-record exited with $record_status"
+i=0
+while [ ! -s "$T/orphan.json" ] && [ "$i" -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+stat_log "$T/orphan.log" "$T/orphan.stat"
+pycheck - "$T/orphan.stat" "$T/orphan.json" <<'PY'
+import sys
+from check import *
+stat, wl = load(sys.argv[1]), load(sys.argv[2])
+common_log_checks(stat)
+eq("the child's NOPs recorded", stat["submits_by_opcode"].get("NOP", 0),
+   wl["requests"]["NOP"]["submitted"])
+done()
+PY
+note "the work of a COMMAND's child that outlives it: ok"
