@@ -55,6 +55,7 @@
 #define IORING_SETUP_IOPOLL_BIT		(1u << 0)
 #define IORING_SETUP_SQPOLL_BIT		(1u << 1)
 #define ECANCELED_VALUE			125
+#define ETIME_VALUE			62
 #define HELD_MAX			1024
 
 struct req;
@@ -1392,28 +1393,38 @@ static void chain_join(struct model *m, struct req *rq, struct req *target)
  * from the completion), and a LINK_TIMEOUT is disarmed when the member it
  * guards completes (io_disarm_next()): members before rq, and a
  * LINK_TIMEOUT right after it, that are still open with
- * IOSQE_CQE_SKIP_SUCCESS finished without a CQE.
+ * IOSQE_CQE_SKIP_SUCCESS finished without a CQE.  But a LINK_TIMEOUT is
+ * armed with the member it guards, not after it: when it fires (-ETIME),
+ * that member is being cancelled, and posts its -ECANCELED CQE later
+ * (io_link_timeout_fn(): a failure clears REQ_F_CQE_SKIP).
  */
 static void chain_finished(struct model *m, struct req *rq)
 {
 	struct chain *c = rq->chain;
 	uint32_t pos = rq->r.chain_pos;
+	uint32_t done = pos;
 	struct req *t;
 
 	if (!c)
 		return;
+	if (rq->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE && rq->r.res == -ETIME_VALUE && pos)
+		done = pos - 1;		/* the guarded member is still running */
 	c->refs++;	/* closing members must not free it under us */
-	/* What stays open below pos never qualifies later: scan it once. */
-	for (uint32_t i = c->scan_from; i < pos; i++) {
+	/* What stays open below done never qualifies later: scan it once. */
+	for (uint32_t i = c->scan_from; i < done; i++) {
 		t = c->members[i];
 		if (t && t->open && t->r.submit_ts && req_skips_cqe(t))
 			req_close_skipped(m, t);
 	}
-	if (pos > c->scan_from)
-		c->scan_from = pos;
+	if (done > c->scan_from)
+		c->scan_from = done;
+	/* A member that failed, or was cancelled by an earlier failure, does
+	 * not disarm its LINK_TIMEOUT: io_fail_links() cancels that with the
+	 * rest of the chain, and says so (a fail_link of its own). */
 	t = pos + 1 < c->len ? c->members[pos + 1] : NULL;
 	if (t && t->open && t->r.submit_ts && req_skips_cqe(t) &&
-	    t->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE)
+	    t->r.opcode == IORING_OP_LINK_TIMEOUT_VALUE && rq->r.res >= 0 &&
+	    !rq->r.fail_link_ts)
 		req_close_skipped(m, t);
 	chain_put(c);
 }

@@ -965,6 +965,64 @@ START_TEST(test_cqe_skip_success)
 END_TEST
 
 /*
+ * A LINK_TIMEOUT that fires (-ETIME) before the member it guards: that
+ * member is being cancelled, not done, and posts its own -ECANCELED CQE
+ * after, skip flag or not (liburing's skip-cqe.t, a READ with
+ * IO_LINK|ASYNC|CQE_SKIP_SUCCESS guarded by a link timeout).
+ */
+START_TEST(test_cqe_skip_link_timeout_fired)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "skip_ltimeout.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, TID, PID, RING, 5, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x91, OP_READ, 1,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 3 * US, TID, PID, RING, 0x92, 15, 2, 0, 0);
+	ev_link(&sc, T0 + 3 * US + 1, TID, PID, RING, 0x92, 0x91);
+	ev_complete(&sc, T0 + 50 * US, TID, PID, RING, 0x92, 2, -62 /* ETIME */, 0);
+	ev_complete(&sc, T0 + 51 * US, TID, PID, RING, 0x91, 1, -125, 0);
+	/* A WRITE(skip) that fails cancels the NOP(skip) after it and that
+	 * NOP's LINK_TIMEOUT(skip) with the chain: the timeout ends at its own
+	 * fail_link, not at the failure nor at the NOP's fail_link. */
+	ev_submit(&sc, T0 + 60 * US, TID, PID, RING, 0x93, OP_WRITE, 3,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_submit(&sc, T0 + 61 * US, TID, PID, RING, 0x94, OP_NOP, 4,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 61 * US + 1, TID, PID, RING, 0x94, 0x93);
+	ev_submit(&sc, T0 + 62 * US, TID, PID, RING, 0x95, 15, 5,
+		  IOSQE_IO_LINK | IOSQE_CQE_SKIP, 0);
+	ev_link(&sc, T0 + 62 * US + 1, TID, PID, RING, 0x95, 0x94);
+	ev_submit(&sc, T0 + 63 * US, TID, PID, RING, 0x96, OP_NOP, 6, 0, 0);
+	ev_link(&sc, T0 + 63 * US + 1, TID, PID, RING, 0x96, 0x95);
+	ev_complete(&sc, T0 + 70 * US, TID, PID, RING, 0x93, 3, -14, 0);
+	ev_fail_link(&sc, T0 + 71 * US, TID, PID, RING, 0x93, 0x94);
+	ev_fail_link(&sc, T0 + 72 * US, TID, PID, RING, 0x93, 0x95);
+	ev_fail_link(&sc, T0 + 73 * US, TID, PID, RING, 0x93, 0x96);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 6);
+	for (uint64_t ud = 4; ud <= 6; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert_int_eq(r->status, REQ_COMPLETE);
+		ck_assert(r->modifiers & REQM_CQE_SKIPPED);
+		ck_assert_uint_ne(r->fail_link_ts, 0);
+	}
+	r = req_by_ud(c, 1);
+	ck_assert_int_eq(r->status, REQ_COMPLETE);
+	ck_assert_int_eq(r->res, -125);
+	ck_assert(!(r->modifiers & REQM_CQE_SKIPPED));
+	ck_assert_uint_eq(r->complete_ts, T0 + 51 * US);
+	ck_assert_int_eq(req_by_ud(c, 2)->res, -62);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
  * A ring freed and its address reused by a new ring: the kernel ended every
  * request of the old one first.  One with IOSQE_CQE_SKIP_SUCCESS and no
  * CQE succeeded (a cancellation would have posted one); one without the
@@ -1458,6 +1516,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_send_zc_notification);
 	tcase_add_test(tc, test_cqe_skip_success);
 	tcase_add_test(tc, test_cqe_skip_ring_recreated);
+	tcase_add_test(tc, test_cqe_skip_link_timeout_fired);
 	tcase_add_test(tc, test_cqe_skip_failed_link);
 	tcase_add_test(tc, test_cqe_skip_failed_link_held);
 	tcase_add_test(tc, test_unpaired_syscalls);
