@@ -5,7 +5,7 @@
 # damaged frame, and convert.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
-record_detached "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 6 >"$T/storm.json"
+record_detached "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 30 >"$T/storm.json"
 # recording: the log has grown past its metadata
 recorder_pid 20000
 sleep 2.5
