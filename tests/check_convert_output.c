@@ -1180,6 +1180,21 @@ START_TEST(test_recorded_selection)
 }
 END_TEST
 
+/* sc's summary as JSON and as text (free both). */
+static void scen_summaries(struct scen *sc, char **json, char **summary)
+{
+	char *warnings, *out;
+
+	out = test_path(sc->dir, "summary.json");
+	convert_json(sc->path, out, json, &warnings);
+	free(warnings);
+	free(out);
+	out = test_path(sc->dir, "summary.txt");
+	convert_with(output_summary_new, sc->path, out, summary, &warnings);
+	free(warnings);
+	free(out);
+}
+
 /*
  * Submissions by the SQPOLL thread get their own column and member: the
  * enters of an SQPOLL ring submit nothing, and a req/enter of 0.00 would
@@ -1188,7 +1203,7 @@ END_TEST
 START_TEST(test_sqpoll_submissions)
 {
 	struct scen sc;
-	char *json, *summary, *warnings, *out;
+	char *json, *summary;
 
 	scen_open(&sc, "sqpoll.log");
 	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
@@ -1201,20 +1216,13 @@ START_TEST(test_sqpoll_submissions)
 	ev_complete(&sc, T0 + 4 * US + 1, 11, 10, RING, 2, 2, 0, 0);
 	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING, 0);
 	scen_finish(&sc);
-	out = test_path(sc.dir, "summary.json");
-	convert_json(sc.path, out, &json, &warnings);
+	scen_summaries(&sc, &json, &summary);
 	ck_assert_ptr_nonnull(strstr(json, "\"submitted\": 0,\n      \"sqpoll_submitted\": 2"));
-	free(json);
-	free(warnings);
-	free(out);
-	out = test_path(sc.dir, "summary.txt");
-	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
 	ck_assert_msg(strstr(summary, "by sqpoll req/enter"), "%s", summary);
 	/* ring 1: 2 requests, 1 enter, 2 by sqpoll, req/enter "-" */
 	ck_assert_msg(strstr(summary, "         2         1         2         -"), "%s", summary);
+	free(json);
 	free(summary);
-	free(warnings);
-	free(out);
 	scen_free(&sc);
 }
 END_TEST
@@ -1227,7 +1235,7 @@ END_TEST
 START_TEST(test_iowq_unknown_worker)
 {
 	struct scen sc;
-	char *json, *summary, *warnings, *out;
+	char *json, *summary;
 
 	scen_open(&sc, "iowq_unknown.log");
 	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
@@ -1236,19 +1244,12 @@ START_TEST(test_iowq_unknown_worker)
 	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 3 * US, 10, 10, RING, 1, 1);
 	ev_complete(&sc, T0 + 9 * US, 10, 10, RING, 1, 1, 512, 0);
 	scen_finish(&sc);
-	out = test_path(sc.dir, "summary.txt");
-	convert_with(output_summary_new, sc.path, out, &summary, &warnings);
+	scen_summaries(&sc, &json, &summary);
 	ck_assert_msg(strstr(summary, "   1         1  unknown            1    unknown"), "%s",
 		      summary);
-	free(summary);
-	free(warnings);
-	free(out);
-	out = test_path(sc.dir, "summary.json");
-	convert_json(sc.path, out, &json, &warnings);
 	ck_assert_msg(strstr(json, "\"requests\": 1,\n        \"placed_requests\": 0,"), "%s", json);
 	free(json);
-	free(warnings);
-	free(out);
+	free(summary);
 	scen_free(&sc);
 }
 END_TEST
