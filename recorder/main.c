@@ -752,11 +752,11 @@ static bool rings_closing(struct recorder *r)
 	return selection_rings_closing(bpf_map__fd(r->skel->maps.ring_owner)) > 0;
 }
 
-/* Do processes the COMMAND started still run?  (-p: none do by now.) */
+/* Do processes the COMMAND started still run?  (-p: none do by now.)
+ * A COMMAND implies --follow (env.c). */
 static bool descendants_running(struct recorder *r)
 {
-	return r->have_cmd && r->env.follow &&
-	       selection_any_alive(bpf_map__fd(r->skel->maps.pid_filter));
+	return r->have_cmd && selection_any_alive(bpf_map__fd(r->skel->maps.pid_filter));
 }
 
 /* Has everything selected with -p (not a COMMAND) exited?  Looked at every
