@@ -35,9 +35,9 @@ static void put_opt(char *buf, size_t len, const char *opt, const struct json_va
  * PATH"; "" when it recorded every process.  Returns false when the log
  * does not say.
  */
-static bool recorded_selection(const struct json_value *meta, char *buf, size_t len)
+bool report_recorded_selection(const struct json_value *meta, char *buf, size_t len)
 {
-	const struct json_value *f = json_get(meta, "filters");
+	const struct json_value *f = meta ? json_get(meta, "filters") : NULL;
 	const struct json_value *cmd, *pids, *follow;
 	char num[32];
 
@@ -91,7 +91,8 @@ void report_init(struct report *r, const struct output_meta *meta)
 	memset(r, 0, sizeof(*r));
 	r->meta = meta;
 	r->recorded_known = meta->info &&
-			    recorded_selection(meta->info->meta, r->recorded, sizeof(r->recorded));
+			    report_recorded_selection(meta->info->meta, r->recorded,
+						      sizeof(r->recorded));
 	hmap_init(&r->procs);
 	hmap_init(&r->errs);
 	hmap_init(&r->comms);

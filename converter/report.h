@@ -138,6 +138,9 @@ struct output *report_output_new(const struct output_config *cfg,
 				 const struct output_ops *ops, report_render_fn render,
 				 char *err, size_t errlen);
 
+/* What uring-record selected, as its options ("" for every process); false
+ * when the log does not say. */
+bool report_recorded_selection(const struct json_value *meta, char *buf, size_t len);
 void report_init(struct report *r, const struct output_meta *meta);
 void report_free(struct report *r);
 void report_task(struct report *r, const struct model_task *t);
