@@ -299,21 +299,10 @@ static struct fxt_thread tthread(const struct task_out *t)
 	return FXT_THREAD(t->pid, t->tid);
 }
 
-/* IORING_CQE_F_NOTIF (6.0): the CQE of a zero-copy send's notification. */
-#define CQE_F_NOTIF (1u << 3)
-
-static const char poster_teardown[] = "kworker: ring teardown after the owner exited";
-
 /*
- * Why a CQE of ring ro was posted from outside its owner's process, or
- * NULL when it was not (or the owner is unknown).  io_uring posts a CQE
- * from the submitter, its io-wq workers or SQPOLL thread, all of the
- * owner's process, or else from a kworker: io_ring_exit_work() once the
- * ring is closed (its teardown, after the process exited), the
- * network stack's zero-copy notification, io_fallback_req_func() once the
- * task is gone; or from another process sharing the ring.  Such a thread
- * would be a process of its own in Perfetto, so the caller draws the CQE
- * on the ring's track, under its owner, and says who posted it.
+ * cqe_outside_poster() of a CQE of ring ro.  Such a thread would be a
+ * process of its own in Perfetto, so the caller draws the CQE on the
+ * ring's track, under its owner, and says who posted it.
  */
 static const char *outside_poster(struct fxo *x, uint32_t tid, const struct ring_out *ro,
 				  uint32_t cflags, uint64_t ts)
@@ -321,17 +310,11 @@ static const char *outside_poster(struct fxo *x, uint32_t tid, const struct ring
 	const struct task_out *t = hmap_get(&x->tasks, tid, 0);
 	const struct task_out *owner;
 
-	if (!ro->pid || ro->pid >= FXT_KOID_RINGSIDE || !t || !t->task || !t->task->pid ||
-	    t->task->pid == ro->pid)
+	if (!t || ro->pid >= FXT_KOID_RINGSIDE)
 		return NULL;
-	if (cflags & CQE_F_NOTIF)
-		return "kworker: zero-copy notification";
 	owner = hmap_get(&x->tasks, ro->pid, 0);
-	if (owner && owner->task && owner->task->exit_ts && owner->task->exit_ts <= ts)
-		return poster_teardown;
-	if (t->task->kind == TASK_KERNEL)
-		return "kworker";
-	return "kworker or another process";
+	return cqe_outside_poster(t->task, owner ? owner->task : NULL, (uint32_t)ro->pid,
+				  cflags, ts);
 }
 
 static void add_poster(struct args *v, const char *why, uint32_t tid)
@@ -1104,7 +1087,7 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 		add_poster(&v, poster, c->tid);
 	if (c->request)
 		name = opnames(x, c->request->opcode)->more;
-	else if (poster == poster_teardown)
+	else if (poster == cqe_poster_teardown)
 		name = "CQE (ring teardown)";
 	if (t) {
 		th = tthread(t);

@@ -513,7 +513,7 @@ START_TEST(test_csv_ring_owner_and_kworker)
 		bool kw = !strcmp(test_csv_cell(&t, "complete_tid"), "300");
 
 		ck_assert_str_eq(test_csv_cell(&t, "complete_comm"),
-				 kw ? "(kworker or other process)" : "app");
+				 kw ? "(kworker or another process)" : "app");
 		rows++;
 	}
 	test_csv_close(&t);
