@@ -79,7 +79,7 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 {
 	const struct output_meta *m = &s->meta;
 	FILE *f = s->f;
-	char a[TIMEBASE_ISO_LEN], d[32];
+	char a[TIMEBASE_ISO_LEN], d[32], cost[256];
 
 	fprintf(f, "ringside uring-convert summary of %s\n", m->log_path);
 	fprintf(f, "  recording  %s (log format %u.%u)\n", m->info->recording_id_str,
@@ -100,6 +100,8 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  recorded   %s\n", *s->rep.recorded ? s->rep.recorded : "every process");
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
+	if (report_cost_text(t->cost, t->requests, cost, sizeof(cost)))
+		fprintf(f, "  cost       %s\n", cost);
 }
 
 static void print_banner(struct report_output *s, const struct output_totals *t)

@@ -455,6 +455,28 @@ struct err_stats **report_errors(const struct report *r, size_t *n)
 	return v;
 }
 
+bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf, size_t len)
+{
+	double cpu = c && c->recording_s > 0 ? 100.0 * c->recorder_cpu_s / c->recording_s : 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (!c || !c->known)
+		return false;
+	if (c->bpf_known && requests)
+		n = snprintf(buf, len, "%.0f ns of BPF per request in the traced threads (",
+			     (double)c->bpf_run_ns / (double)requests);
+	if (c->bpf_known)
+		n += snprintf(buf + n, len - (size_t)n, "%.0f ns per hook run, %.1f ms in all%s, ",
+			      c->bpf_runs ? (double)c->bpf_run_ns / (double)c->bpf_runs : 0.0,
+			      (double)c->bpf_run_ns / 1e6, requests ? ")" : "");
+	else
+		n = snprintf(buf, len, "BPF run time not measured (%s), ",
+			     *c->bpf_stats ? c->bpf_stats : "unknown");
+	snprintf(buf + n, len - (size_t)n, "%.1f %% of one CPU for the recorder", cpu);
+	return true;
+}
+
 uint64_t report_lost_events(const struct report *r, const struct output_totals *t)
 {
 	uint64_t damaged = 0;
