@@ -22,10 +22,13 @@
  *   - request() and syscall() are called when the object is FINISHED
  *     (completed, closed, or at the end of the recording), so they arrive
  *     roughly in order of their end time, not their start time.  A request
- *     completed on a thread that uses io_uring is delivered at that thread's
+ *     completed on a thread that uses io_uring is finished at that thread's
  *     next io_uring event (submit, enter, cqring_wait, end of a task-work
  *     batch, io-wq work_begin/work_end): only then are its path and
- *     task-work batch final.  Other completions are delivered at once.
+ *     task-work batch final.  Other completions are finished at once.
+ *     Finished requests are then held, in that order, until the reaping of
+ *     each one's final CQE is known (a later ring snapshot, reap.h) or can
+ *     no longer be: request() may come well after the completion.
  *     Each object is delivered exactly once, and everything still open is
  *     delivered before end().
  *   - task() and ring() are called before the first request(), syscall(),
@@ -253,6 +256,18 @@ struct model_request {
 	uint64_t first_cqe_ts;		/* multishot: first CQE; else = complete_ts */
 	uint32_t ncqes;			/* CQEs posted (incl. overflowed ones) */
 	uint64_t overflow_ts;		/* first CQE overflow of this request */
+
+	/* reaping of the final CQE (uring-convert(1), MODEL, "When CQEs were
+	 * reaped"): cq_index is the CQ tail value it was written at, counted
+	 * from the last ring snapshot (an upper bound when cq_index_upper:
+	 * CQEs reached the ring unseen); reaped_ts is the first time the log
+	 * shows the CQ head past it, an UPPER BOUND of when the application
+	 * consumed it (0 unknown); reaped_by_capacity: bound from the ring
+	 * size (a later CQE could only be written once this one was gone). */
+	bool cq_index_valid, cq_index_upper;
+	uint32_t cq_index;
+	uint64_t reaped_ts;
+	bool reaped_by_capacity;
 
 	/* links (all ids are model_request ids, 0 none) */
 	uint64_t chain_id;		/* id of the chain's head; 0 not linked */

@@ -593,6 +593,23 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 
 /* ------------------------------------------------------------- tables */
 
+/* cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns */
+static void field_reaping(struct csv *c, struct csv_table *f, const struct model_request *r)
+{
+	field_opt_u64(f, r->cq_index_valid, r->cq_index);
+	if (r->cq_index_valid)
+		field_bool(f, !r->cq_index_upper);
+	else
+		field_empty(f);
+	field_t(c, f, r->reaped_ts);
+	if (r->reaped_ts)
+		field_name(f, r->reaped_by_capacity ? "cq_size" : "cq_head");
+	else
+		field_empty(f);
+	field_i64(f, r->reaped_ts && r->complete_ts && r->reaped_ts >= r->complete_ts ?
+		  (int64_t)(r->reaped_ts - r->complete_ts) : -1);
+}
+
 #define REQUEST_COLUMNS \
 	"req_id ring ring_id ring_fd pid tid comm opcode opcode_number user_data " \
 	"fd offset length sqe_flags ioprio buf_index personality op_flags req_flags " \
@@ -601,7 +618,8 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 	"submit_syscall_id defer_ns queue_async_ns poll_arm_ns task_add_ns " \
 	"work_begin_ns work_end_ns tw_run_ns tw_run_tid complete_tid complete_comm " \
 	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
-	"link_prev link_next fail_link_ns init_error init_errno path_reason"
+	"link_prev link_next fail_link_ns init_error init_errno path_reason " \
+	"cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns"
 
 static void c_request(struct output *o, const struct model_request *r)
 {
@@ -689,6 +707,7 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 	}
 	field_name(f, path_reason_name(r->path_reason));
+	field_reaping(c, f, r);
 	eol(f);
 }
 

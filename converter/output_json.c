@@ -236,6 +236,10 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_obj_end(o);
 	}
 	json_arr_end(o);
+
+	/* Completion to reaped_by (an upper bound), complete requests. */
+	latency(o, "cq_wait_ns", &r->cq_wait);
+	json_kv_u64(o, "cq_wait_bounded_by_ring_size", r->cq_wait_by_capacity);
 }
 
 static void procs_rings(struct report_output *j, struct json_out *o)

@@ -213,6 +213,24 @@ static void print_paths(struct report_output *s)
 	}
 }
 
+/* One line: how long final CQEs sat in the CQ ring before the application
+ * reaped them, as far as the log bounds it (reap.h). */
+static void print_cq_wait(struct report_output *s)
+{
+	const struct hist *h = &s->rep.cq_wait;
+	char b[3][24];
+
+	if (!h->count)
+		return;
+	fprintf(s->f, "\nCQEs waited in the CQ ring (completion to reaped_by, an upper bound): "
+		"%" PRIu64 " requests, p50 %s, p99 %s, max %s", h->count,
+		fmt_dur(hist_percentile(h, 50), b[0], 24), fmt_dur(hist_percentile(h, 99), b[1], 24),
+		fmt_dur(h->max, b[2], 24));
+	if (s->rep.cq_wait_by_capacity)
+		fprintf(s->f, " (%" PRIu64 " bounded by the ring size)", s->rep.cq_wait_by_capacity);
+	fputc('\n', s->f);
+}
+
 /* Count per reason per opcode; only reasons some opcode has get a column. */
 static void print_reasons(struct report_output *s)
 {
@@ -469,6 +487,7 @@ static int s_render(struct report_output *s, const struct output_totals *t, char
 	print_banner(s, t);
 	print_opcodes(s);
 	print_paths(s);
+	print_cq_wait(s);
 	print_reasons(s);
 	print_procs(s);
 	print_iowq(s);

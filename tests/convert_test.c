@@ -72,6 +72,29 @@ void ev_enter_end(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint
 	EMIT(sc, e);
 }
 
+void ev_enter_cq(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
+		 uint64_t ring, uint8_t cq_order, uint32_t cq_head, uint32_t cq_tail)
+{
+	if (begin) {
+		struct ev_enter_begin e = {
+			SYNTH_HDR(EV_ENTER_BEGIN, ts, tid, pid),
+			.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+			.cq_order = cq_order,
+		};
+
+		e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+		EMIT(sc, e);
+		return;
+	}
+	struct ev_enter_end e = {
+		SYNTH_HDR(EV_ENTER_END, ts, tid, pid),
+		.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+	};
+
+	e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+	EMIT(sc, e);
+}
+
 void ev_create(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring, int fd,
 	       uint32_t setup_flags)
 {

@@ -36,6 +36,10 @@ void ev_enter_begin(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, ui
 		    int fd, uint32_t to_submit, uint32_t min_complete, uint32_t flags);
 void ev_enter_end(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
 		  int64_t ret);
+/* An enter begin or end with the shared CQ head and tail (cq_order: log2
+ * of the CQ size, begin only; 0 unknown). */
+void ev_enter_cq(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
+		 uint64_t ring, uint8_t cq_order, uint32_t cq_head, uint32_t cq_tail);
 void ev_create(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring, int fd,
 	       uint32_t setup_flags);
 void ev_submit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,

@@ -273,6 +273,7 @@ def check_requests(c):
     c.ring_of = {k: next(iter(v)) for k, v in ring_map.items() if len(v) == 1}
     check_links(c, by_ud)
     check_order(c, by_ud)
+    check_reaped(c)
     # events.csv req_id joins each event to its request: the same
     # user_data wherever the event carries one (fail_link carries the
     # failed request's).
@@ -475,6 +476,61 @@ SETUP_KEY = (lambda w: (w["entries"], names(w["flags_names"]), w["ret"]),
              lambda g: (int(g["entries"]), names(g["setup_flags"]), int(g["ret"])))
 REGISTER_KEY = (lambda w: (w["fd"], w["opcode_name"], w["nr_args"], w["ret"]),
                 lambda g: (int(g["fd"]), g["register_opcode"], int(g["nr_args"]), int(g["ret"])))
+
+
+def ring_snapshots(c):
+    """Boot times at which the log read a ring's CQ head: the begin and the
+    end of each io_uring_enter on it (cq_pending_* present), by ring."""
+    snaps = defaultdict(list)
+    for s in c.mine("syscalls"):
+        if s["syscall"] != "io_uring_enter" or not s["ring"]:
+            continue
+        begin = int(s["enter_boot_ns"])
+        if s["cq_pending_enter"] != "":
+            snaps[s["ring"]].append(begin)
+        if s["cq_pending_exit"] != "":
+            snaps[s["ring"]].append(begin + int(s["duration_ns"]))
+    return {k: sorted(v) for k, v in snaps.items()}
+
+
+def check_reaped(c):
+    """reaped_by_ns, against the time the workload moved the CQ head past
+    each final CQE (request_list reaped_ns, read just after the store): an
+    upper bound of it, never before the completion, and with a CQ head
+    bound exactly the first ring snapshot after it; a CQE the workload
+    never reaped has none."""
+    if c.meta["syscall_tracking"] == "none":
+        return
+    snaps = ring_snapshots(c)
+    by_ud = {int(r["user_data"]): r for r in c.mine("requests")}
+    checked = 0
+    for d in c.docs:
+        for q in d.get("request_list", []):
+            r = by_ud.get(q["user_data"])
+            if r is None:
+                continue
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            reaped = int(r["reaped_by_ns"])
+            truth = q.get("reaped_ns")
+            after = [t for t in snaps.get(r["ring"], []) if truth and t > truth]
+            if reaped < 0:
+                c.check(not truth or not after or r["cq_index"] == "",
+                        f"{what}: no reaped_by_ns, though the workload reaped it at {truth} "
+                        f"and the ring was read at {after[:1]}")
+                continue
+            offset = int(r["complete_boot_ns"]) - int(r["complete_ns"])
+            c.check(reaped >= int(r["complete_ns"]),
+                    f"{what}: reaped_by_ns {reaped} before its completion {r['complete_ns']}")
+            if not c.check(truth is not None, f"{what}: reaped_by_ns {reaped}, never reaped"):
+                continue
+            c.check(truth <= reaped + offset,
+                    f"{what}: reaped_by {reaped + offset} (boot ns) before the workload "
+                    f"reaped it at {truth}")
+            if r["reaped_bound"] == "cq_head" and r["cq_index_exact"] == "true":
+                c.eq(f"{what}: reaped_by = first ring snapshot after the reap",
+                     reaped + offset, after[0] if after else None)
+            checked += 1
+    c.notes.append(f"reaped_by_ns checked on {checked} requests")
 
 
 def check_syscalls(c):
