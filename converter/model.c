@@ -40,6 +40,7 @@
 
 #include "hmap.h"
 #include "sanitizer.h"
+#include "iowq.h"
 #include "model.h"
 #include "reap.h"
 
@@ -88,6 +89,7 @@ struct task_state {
 	bool is_worker_guess;
 	bool uses_io_uring;		/* submitted, entered or ran io_uring task work */
 	bool traced_work;		/* io-wq worker with work_begin/work_end events */
+	enum iowq_acct iowq_acct;	/* io-wq worker: its pool, from the work it ran */
 };
 
 struct ring_state {
@@ -103,6 +105,7 @@ struct ring_state {
 	struct req *link_tail;
 	bool drain_seen;		/* a submission had IOSQE_IO_DRAIN */
 	struct reap_ring reap;		/* CQ indices of its CQEs, reaping (reap.h) */
+	struct iowq_ring wq;		/* hashed work by key, workers by pool (iowq.h) */
 };
 
 struct req {
@@ -127,6 +130,7 @@ struct req {
 	 */
 	struct task_state *work_task;
 	struct reap_entry reap;		/* its final CQE, until reaped */
+	unsigned iowq_key;		/* in io-wq as hashed work: hash key + 1 */
 	struct req *deliver_next;	/* m->deliver queue */
 };
 
@@ -422,6 +426,50 @@ static void ring_add_worker(struct model *m, struct ring_state *rs, struct task_
 	announce_ring(m, rs);
 }
 
+/*
+ * Worker w ran (or finished) rq's work on rs: a worker stays in the io-wq
+ * pool it was created for, so the first work with known flags it is seen
+ * with gives its pool; from then on it counts among rs's workers of that
+ * pool until it exits.
+ */
+static void worker_served(struct model *m, struct ring_state *rs, struct task_state *w,
+			  const struct req *rq)
+{
+	int added;
+
+	if (!rs || !w)
+		return;
+	if (w->iowq_acct == IOWQ_ACCT_UNKNOWN && rq && rq->r.work_flags_valid)
+		w->iowq_acct = iowq_work_acct(rq->r.work_flags);
+	added = iowq_worker_served(&rs->wq, &rs->r, w->t.tid, w->iowq_acct);
+	if (added < 0) {
+		m->oom = true;
+		return;
+	}
+	if (!added)
+		return;
+	counter(m, w->iowq_acct == IOWQ_ACCT_BOUND ? COUNTER_IOWQ_BOUND_WORKERS :
+		COUNTER_IOWQ_UNBOUND_WORKERS, rs, rs->wq.alive[w->iowq_acct]);
+	announce_ring(m, rs);
+}
+
+/* An io-wq worker exited: it no longer counts for the rings it served. */
+static void worker_exited(struct model *m, struct task_state *w)
+{
+	for (unsigned i = 0; i < w->t.nrings; i++) {
+		struct ring_state *rs;
+		enum iowq_acct acct;
+
+		if (!w->t.rings[i] || w->t.rings[i] > m->nrings)
+			continue;
+		rs = m->ring_list[w->t.rings[i] - 1];
+		acct = iowq_worker_exited(&rs->wq, w->t.tid);
+		if (acct != IOWQ_ACCT_UNKNOWN)
+			counter(m, acct == IOWQ_ACCT_BOUND ? COUNTER_IOWQ_BOUND_WORKERS :
+				COUNTER_IOWQ_UNBOUND_WORKERS, rs, rs->wq.alive[acct]);
+	}
+}
+
 static void marker_id(struct model *m, enum marker_kind kind, const struct ev_header *h,
 		      const struct ring_state *rs, uint64_t request_id, int64_t value,
 		      uint64_t user_data, uint64_t a, uint64_t b, uint64_t c)
@@ -468,6 +516,17 @@ static struct req *req_new(struct model *m, struct ring_state *rs, uint64_t req_
 	return rq;
 }
 
+/* The request is no longer queued to or running in io-wq. */
+static void iowq_leave(struct model *m, struct req *rq)
+{
+	if (!rq->in_iowq)
+		return;
+	rq->in_iowq = false;
+	counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
+	iowq_left(&rq->ring->wq, rq->iowq_key);
+	rq->iowq_key = 0;
+}
+
 static void req_unlink_open(struct model *m, struct req *rq)
 {
 	if (rq->ud_indexed) {
@@ -493,10 +552,7 @@ static void req_unlink_open(struct model *m, struct req *rq)
 		rq->counted_inflight = false;
 		counter(m, COUNTER_INFLIGHT, rq->ring, --rq->ring->inflight);
 	}
-	if (rq->in_iowq) {
-		rq->in_iowq = false;
-		counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
-	}
+	iowq_leave(m, rq);
 }
 
 static bool lost_during(const struct model *m, const struct req *rq)
@@ -1044,6 +1100,8 @@ static void on_task_exit(struct model *m, const struct ev_task_exit *e, struct t
 		sys_drop_open(m, ts);
 	ts->t.exit_ts = e->ts;
 	ts->t.exit_code = e->exit_code;
+	if (ts->t.kind == TASK_IOWQ_WORKER)
+		worker_exited(m, ts);
 	announce_task(m, ts);
 }
 
@@ -1425,8 +1483,21 @@ static void on_queue_async(struct model *m, const struct ev_queue_async_work *e)
 	}
 	if (e->flags & EVF_HASHED)
 		rq->r.modifiers |= REQM_HASHED;
+	if (e->flags & EVF_WORK_FLAGS_VALID) {
+		rq->r.work_flags_valid = true;
+		rq->r.work_flags = e->work_flags;
+		if (!rs->r.iowq_work_flags_known) {
+			rs->r.iowq_work_flags_known = true;
+			announce_ring(m, rs);
+		}
+	}
 	if (!rq->in_iowq) {
+		bool hashed = e->flags & EVF_HASHED;
+
 		rq->in_iowq = true;
+		rq->iowq_key = e->flags & EVF_WORK_FLAGS_VALID ?
+			       iowq_work_key(hashed, e->work_flags) : 0;
+		iowq_queued(&rs->wq, &rs->r, hashed, rq->iowq_key);
 		counter(m, COUNTER_IOWQ, rs, ++rs->iowq);
 		if ((uint64_t)rs->iowq > rs->r.iowq_peak) {
 			rs->r.iowq_peak = (unsigned)rs->iowq;
@@ -1644,6 +1715,7 @@ static void place_worker(struct model *m, struct req *rq, struct task_state *ct)
 	rq->r.modifiers |= REQM_WORKER_APPROX;
 	ct->last_activity_ts = m->now;
 	ring_add_worker(m, rq->ring, ct);
+	worker_served(m, rq->ring, ct, rq);
 }
 
 static void classify_completed(struct model *m, struct req *rq, struct task_state *ct)
@@ -1861,6 +1933,7 @@ static void on_work_begin(struct model *m, const struct ev_work_begin *e, struct
 	held_flush(m, ts);	/* new work: the previous one is over */
 	task_set_kind(m, ts, TASK_IOWQ_WORKER);
 	ring_add_worker(m, rs, ts);
+	worker_served(m, rs, ts, rq);
 	if (ts) {
 		ts->last_activity_ts = e->ts;
 		ts->traced_work = true;
@@ -1899,10 +1972,7 @@ static void on_work_end(struct model *m, const struct ev_work_end *e, struct tas
 	ts->current_work = NULL;
 	if (rq) {
 		rq->r.work_end_ts = e->ts;
-		if (rq->in_iowq) {
-			rq->in_iowq = false;
-			counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
-		}
+		iowq_leave(m, rq);
 	}
 	held_flush(m, ts);
 }
@@ -2236,6 +2306,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->nrings; i++) {
 		free(m->ring_list[i]->enters);
 		free(m->ring_list[i]->workers);
+		iowq_free(&m->ring_list[i]->wq);
 		free(m->ring_list[i]);
 	}
 	free(m->ring_list);

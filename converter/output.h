@@ -126,6 +126,15 @@ struct model_ring {
 	uint32_t sqpoll_tid;		/* SQPOLL thread serving it, 0 none seen */
 	unsigned iowq_workers;		/* distinct io-wq workers seen for it */
 	unsigned iowq_peak;		/* peak io-wq requests queued or running */
+	/* io-wq pools and hashed work (uring-convert(1), MODEL, "io-wq
+	 * workers and hashed work"); the work flags come with format 3.1 logs
+	 * (iowq_work_flags_known), without them the last three stay 0. */
+	uint64_t iowq_hashed;		/* requests queued to io-wq as hashed work */
+	bool iowq_work_flags_known;	/* some queue_async_work had its work flags */
+	unsigned iowq_hashed_key_peak;	/* most hashed requests of one hash key
+					 * queued or running at once */
+	unsigned iowq_bound_peak;	/* most bounded / unbounded workers that */
+	unsigned iowq_unbound_peak;	/* had served the ring alive at once */
 	uint64_t requests;		/* requests delivered so far */
 };
 
@@ -269,6 +278,10 @@ struct model_request {
 	uint64_t reaped_ts;
 	bool reaped_by_capacity;
 
+	/* io-wq work flags of its last queue_async_work (format 3.1) */
+	bool work_flags_valid;
+	uint32_t work_flags;		/* IO_WQ_WORK_*, hash key in bits 24..31 */
+
 	/* links (all ids are model_request ids, 0 none) */
 	uint64_t chain_id;		/* id of the chain's head; 0 not linked */
 	uint32_t chain_pos;		/* 0 = head */
@@ -398,6 +411,8 @@ enum counter_kind {
 	COUNTER_SQ_PENDING,		/* SQ tail - head at an enter begin/end */
 	COUNTER_CQ_PENDING,		/* CQ tail - head at an enter begin/end */
 	COUNTER_IOWQ,			/* requests queued to or running in io-wq */
+	COUNTER_IOWQ_BOUND_WORKERS,	/* bounded workers that served the ring, alive */
+	COUNTER_IOWQ_UNBOUND_WORKERS,	/* unbounded ones */
 	COUNTER_KIND_COUNT
 };
 

@@ -346,6 +346,18 @@ static void print_procs(struct report_output *s)
 	}
 }
 
+/* Hashed work and the workers by pool, where the log has work flags. */
+static void print_iowq_pools(FILE *f, const struct model_ring *r)
+{
+	if (r->iowq_work_flags_known)
+		fprintf(f, "     hashed %" PRIu64 " (at most %u of one hash key at once, run one at a time); "
+			"workers alive at most: %u bounded, %u unbounded\n",
+			r->iowq_hashed, r->iowq_hashed_key_peak, r->iowq_bound_peak,
+			r->iowq_unbound_peak);
+	else if (r->iowq_hashed)
+		fprintf(f, "     hashed %" PRIu64 "\n", r->iowq_hashed);
+}
+
 static void print_iowq(struct report_output *s)
 {
 	const struct report *r = &s->rep;
@@ -360,6 +372,8 @@ static void print_iowq(struct report_output *s)
 		return;
 	fprintf(f, "\nio-wq\n");
 	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
+	/* The pools and hash keys (format 3.1 work flags) on a line of their
+	 * own below each ring's, so that the columns above stay as they were. */
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
 		char w[16];
@@ -372,6 +386,7 @@ static void print_iowq(struct report_output *s)
 			fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s (no worker seen running them)\n",
 				rs->ring->number, rs->iowq_requests, "unknown", rs->ring->iowq_peak,
 				"unknown");
+			print_iowq_pools(f, rs->ring);
 			continue;
 		}
 		snprintf(w, sizeof(w), "%u", rs->ring->iowq_workers);
@@ -383,6 +398,7 @@ static void print_iowq(struct report_output *s)
 			fprintf(f, " (%" PRIu64 " of %" PRIu64 " requests placed)", rs->iowq_placed,
 				rs->iowq_requests);
 		fputc('\n', f);
+		print_iowq_pools(f, rs->ring);
 	}
 }
 

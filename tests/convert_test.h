@@ -61,6 +61,10 @@ void ev_overflow(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint6
 void ev_lost(struct scen *sc, uint64_t ts, uint64_t last_ts, uint32_t count);
 void ev_req_failed(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
 		   uint64_t req, uint8_t opcode, uint64_t user_data, int32_t error);
+/* queue_async_work with the io-wq work flags (format 3.1). */
+void ev_queue_async(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
+		    uint64_t req, uint64_t user_data, bool hashed, uint32_t work_flags);
+void ev_task_exit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid);
 void ev_work(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
 	     uint64_t ring, uint64_t req);
 
@@ -80,6 +84,7 @@ struct capture {
 	struct model_cqe *cqe;
 	size_t ncqe, cqecap;
 	uint64_t counters, raw_events;
+	int64_t counter_last[COUNTER_KIND_COUNT], counter_max[COUNTER_KIND_COUNT];
 	/* copies of the final tasks and rings */
 	struct model_task *tasks;
 	size_t ntasks;

@@ -467,6 +467,75 @@ def check_rings(c):
              sum(v["cqes_more"] for v in wr["requests"].values()))
 
 
+RW_OPS = {"READ", "WRITE", "READV", "WRITEV", "READ_FIXED", "WRITE_FIXED"}
+
+
+def check_iowq(c):
+    """io-wq pools and hashed work, from the work flags of format 3.1 logs
+    (uring-convert(1), "io-wq workers and hashed work"): the kernel's rules
+    where the workload decides (IOSQE_ASYNC read/write: punted before its
+    file is assigned, so unbounded and never hashed), and the tables agree
+    with each other, the counters and FXT."""
+    v = c.summary["recording"]["format_version"]
+    if (v["major"], v["minor"]) < (3, 1):
+        return
+    reqs = c.mine("requests")
+    by_ud = {int(r["user_data"]): r for r in reqs}
+    for d in c.docs:
+        for q in d.get("request_list", []):
+            r = by_ud.get(q["user_data"])
+            if r is None or "async_forced" not in q.get("paths", []) or q["opcode"] not in RW_OPS:
+                continue
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "unbound")
+            c.eq(f"{what}: hash key", r["io_wq_hash_key"], "")
+    keys = defaultdict(set)
+    hashed = Counter()
+    for r in reqs:
+        what = f"request {r['user_data']} ({r['opcode']})"
+        if r["queue_async_ns"] != "-1":
+            c.check(r["io_wq_pool"] in ("bound", "unbound"), f"{what}: io-wq pool {r['io_wq_pool']!r}")
+        is_hashed = "hashed" in names(r["modifiers"])
+        c.eq(f"{what}: hash key present iff hashed", r["io_wq_hash_key"] != "", is_hashed)
+        if is_hashed:
+            hashed[r["ring"]] += 1
+            keys[(r["ring"], r["fd"], "FIXED_FILE" in names(r["sqe_flags"]))].add(r["io_wq_hash_key"])
+    for k, v in keys.items():
+        c.eq(f"ring {k[0]} fd {k[1]}: hash keys of one file", len(v), 1)
+    ctr = defaultdict(list)
+    for x in c.table("counters"):
+        ctr[(x["ring"], x["counter"])].append(int(x["value"]))
+    tasks = [t for t in c.mine("tasks") if t["kind"] == "io-wq-worker"]
+    all_exited = all(t["exit_ns"] != "-1" for t in tasks)
+    sring = {r["ring"]: r for r in c.summary["rings"]}
+    stat = {x["name"]: x for x in c.fxt["counters"] if x["pid"] == c.pid}
+    for n, r in ((r["ring"], r) for r in c.mine("rings")):
+        what = f"converter ring {n}"
+        c.eq(f"{what}: io_wq_hashed", int(r["io_wq_hashed"]), hashed[n])
+        if r["io_wq_hashed_key_peak"] == "":
+            # No work flags on this ring: it had no io-wq work.
+            c.eq(f"{what}: io-wq requests without work flags",
+                 [q["user_data"] for q in reqs if q["ring"] == n and q["queue_async_ns"] != "-1"], [])
+            continue
+        peak = int(r["io_wq_hashed_key_peak"] or 0)
+        c.check((peak == 0) == (hashed[n] == 0) and peak <= hashed[n],
+                f"{what}: hashed key peak {peak} of {hashed[n]} hashed")
+        bound, unbound = int(r["io_wq_bound_workers_peak"]), int(r["io_wq_unbound_workers_peak"])
+        c.check(bound + unbound <= int(r["io_wq_workers"]),
+                f"{what}: {bound} bounded + {unbound} unbounded workers, of {r['io_wq_workers']} seen")
+        io_wq = sring.get(int(n), {}).get("io_wq", {})
+        c.eq(f"{what}: summary io_wq", (io_wq.get("hashed"), io_wq.get("hashed_key_peak"),
+                                        io_wq.get("bound_workers_peak"), io_wq.get("unbound_workers_peak")),
+             (hashed[n], peak, bound, unbound))
+        for name, p in (("io_wq_bound_workers", bound), ("io_wq_unbound_workers", unbound)):
+            vals = ctr.get((n, name), [])
+            c.eq(f"{what}: {name} counter peak", max(vals, default=0), p)
+            if vals and all_exited:
+                c.eq(f"{what}: {name} counter at the end", vals[-1], 0)
+            x = stat.get(f"ring {n}:{name}:0")
+            c.eq(f"{what}: FXT {name} peak", x["max"] if x else 0, p)
+
+
 # ------------------------------------------------------------------ syscalls
 
 ENTER_KEY = (lambda w: (w["fd"], w["to_submit"], w["min_complete"], names(w["flags_names"]), w["ret"]),
@@ -821,5 +890,6 @@ def check_all(c):
     else:
         check_syscalls(c)
     check_rings(c)
+    check_iowq(c)
     check_isolation(c)
     check_fxt(c)
