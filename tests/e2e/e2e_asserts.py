@@ -484,11 +484,18 @@ def check_iowq(c):
     for d in c.docs:
         for q in d.get("request_list", []):
             r = by_ud.get(q["user_data"])
-            if r is None or "async_forced" not in q.get("paths", []) or q["opcode"] not in RW_OPS:
+            if r is None or q["opcode"] not in RW_OPS:
                 continue
             what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
-            c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "unbound")
-            c.eq(f"{what}: hash key", r["io_wq_hash_key"], "")
+            if "async_forced" in q.get("paths", []) or "ASYNC" in names(r["sqe_flags"]):
+                c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "unbound")
+                c.eq(f"{what}: hash key", r["io_wq_hash_key"], "")
+            elif (q["what"].startswith("file write") and r["path"] == "io-wq"
+                  and not names(r["sqe_flags"]) & {"FIXED_FILE", "ASYNC"}):
+                # Punted after an inline try, the buffered write to a
+                # regular file had its file: bounded, hashed by inode.
+                c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "bound")
+                c.check(r["io_wq_hash_key"] != "", f"{what}: punted buffered write not hashed")
     keys = defaultdict(set)
     hashed = Counter()
     for r in reqs:
