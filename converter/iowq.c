@@ -6,7 +6,8 @@
  *  - io_prep_async_work() sets the work's flags before
  *    io_uring_queue_async_work fires: IO_WQ_WORK_UNBOUND for an opcode with
  *    unbound_nonreg_file on a file that is neither regular nor a block
- *    device (or not yet assigned, e.g. IOSQE_ASYNC), and a hash key
+ *    device, or not assigned yet (6.18 punts IOSQE_ASYNC requests before
+ *    assigning their file; 6.1 and 6.12 after), and a hash key
  *    (hash_ptr(inode, IO_WQ_HASH_ORDER) << IO_WQ_HASH_SHIFT, with
  *    IO_WQ_WORK_HASHED) for a regular file whose opcode hashes writes.
  *  - io_wq_enqueue() queues the work on the acct (pool) its UNBOUND bit

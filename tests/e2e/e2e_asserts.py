@@ -473,9 +473,10 @@ RW_OPS = {"READ", "WRITE", "READV", "WRITEV", "READ_FIXED", "WRITE_FIXED"}
 def check_iowq(c):
     """io-wq pools and hashed work, from the work flags of format 3.1 logs
     (uring-convert(1), "io-wq workers and hashed work"): the kernel's rules
-    where the workload decides (IOSQE_ASYNC read/write: punted before its
-    file is assigned, so unbounded and never hashed), and the tables agree
-    with each other, the counters and FXT."""
+    where the workload decides (reads never hashed; a write to a regular
+    file hashed whenever bounded; a buffered write punted after its inline
+    try bounded and hashed), and the tables agree with each other, the
+    counters and FXT."""
     v = c.summary["recording"]["format_version"]
     if (v["major"], v["minor"]) < (3, 1):
         return
@@ -488,8 +489,15 @@ def check_iowq(c):
                 continue
             what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
             if "async_forced" in q.get("paths", []) or "ASYNC" in names(r["sqe_flags"]):
-                c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "unbound")
-                c.eq(f"{what}: hash key", r["io_wq_hash_key"], "")
+                # Punted at submission: 6.18 has not assigned the file yet
+                # (unbounded, never hashed), 6.1 and 6.12 have (a regular
+                # file: bounded, and a write hashed by inode).
+                c.check(r["io_wq_pool"] in ("bound", "unbound"), f"{what}: io-wq pool {r['io_wq_pool']!r}")
+                if q["opcode"].startswith("WRITE"):
+                    c.eq(f"{what}: hashed iff bounded", r["io_wq_hash_key"] != "",
+                         r["io_wq_pool"] == "bound")
+                else:
+                    c.eq(f"{what}: hash key of a read", r["io_wq_hash_key"], "")
             elif (q["what"].startswith("file write") and r["path"] == "io-wq"
                   and not names(r["sqe_flags"]) & {"FIXED_FILE", "ASYNC"}):
                 # Punted after an inline try, the buffered write to a
@@ -509,6 +517,14 @@ def check_iowq(c):
             keys[(r["ring"], r["fd"], "FIXED_FILE" in names(r["sqe_flags"]))].add(r["io_wq_hash_key"])
     for k, v in keys.items():
         c.eq(f"ring {k[0]} fd {k[1]}: hash keys of one file", len(v), 1)
+    if c.meta["io_wq_tracking"] in ("fentry", "kprobe"):
+        # Exact placement: a worker only ever takes work of its own pool.
+        pools = defaultdict(set)
+        for r in reqs:
+            if r["worker_tid"] and r["io_wq_pool"]:
+                pools[r["worker_tid"]].add(r["io_wq_pool"])
+        for tid, p in pools.items():
+            c.eq(f"worker {tid}: pools of the work it ran", len(p), 1)
     ctr = defaultdict(list)
     for x in c.table("counters"):
         ctr[(x["ring"], x["counter"])].append(int(x["value"]))
