@@ -168,6 +168,19 @@ struct io_wq_work {
 	int cancel_seq;
 } __ur_core;
 
+/*
+ * io_wq_work.flags: an unsigned int until it became an atomic_t (6.1.0-56
+ * BTF: unsigned int; 6.12 and 6.18: atomic_t); CO-RE finds the flavour
+ * whose type matches.
+ */
+struct io_wq_work___plain {
+	unsigned int flags;
+} __ur_core;
+
+struct io_wq_work___atomic {
+	atomic_t flags;
+} __ur_core;
+
 struct io_kiocb {
 	u8 opcode;
 	u16 buf_index;

@@ -424,6 +424,8 @@ int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 	e->req = (u64)req;
 	e->user_data = req->cqe.user_data;
 	e->req_flags = req_flags(req);
+	if (req_work_flags(req, &e->work_flags))
+		e->flags |= EVF_WORK_FLAGS_VALID;
 	ev_submit(&em, e);
 	return 0;
 }

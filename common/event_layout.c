@@ -137,6 +137,10 @@ struct ev_known_rule ev_field_known_rule(uint16_t type, const struct ev_field *f
 		if (!strcmp(f->name, "loops"))
 			return (struct ev_known_rule){ EVF_LOOPS_VALID, EVF_LOOPS_VALID };
 		return always;
+	case EV_QUEUE_ASYNC_WORK:
+		if (!strcmp(f->name, "work_flags"))
+			return (struct ev_known_rule){ EVF_WORK_FLAGS_VALID, EVF_WORK_FLAGS_VALID };
+		return always;
 	case EV_WORK_END:
 		if (!strcmp(f->name, "req"))
 			return (struct ev_known_rule){ EVF_WORK_REQ_UNKNOWN, 0 };

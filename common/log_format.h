@@ -34,7 +34,7 @@
  * reads 1.x and 2.x logs unchanged.
  */
 #define LOG_FORMAT_MAJOR 3
-#define LOG_FORMAT_MINOR 0
+#define LOG_FORMAT_MINOR 1
 
 /* zstd skippable frames: magic 0x184D2A50..0x184D2A5F, then a u32 size. */
 #define LOG_SKIPPABLE_PREAMBLE	0x184D2A50u

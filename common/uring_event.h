@@ -95,7 +95,7 @@
 	T(REGISTER,		21, register,		48)		\
 	T(FILE_GET,		22, file_get,		48)		\
 	T(SUBMIT,		23, submit,		80)		\
-	T(QUEUE_ASYNC_WORK,	24, queue_async_work,	56)		\
+	T(QUEUE_ASYNC_WORK,	24, queue_async_work,	64)		\
 	T(DEFER,		25, defer,		48)		\
 	T(LINK,			26, link,		48)		\
 	T(FAIL_LINK,		27, fail_link,		56)		\
@@ -193,10 +193,16 @@
 	F(s32, fd) F(u32, len) F(u32, op_flags) F(u16, ioprio)		\
 	F(u16, personality)
 
-/* Tracepoint io_uring:io_uring_queue_async_work (EVF_HASHED: hashed work). */
+/*
+ * Tracepoint io_uring:io_uring_queue_async_work (EVF_HASHED: hashed work).
+ * work_flags (format 3.1, EVF_WORK_FLAGS_VALID) are the io-wq work's flags
+ * as io_prep_async_work() left them: IO_WQ_WORK_UNBOUND (bit 2) picks the
+ * unbounded worker pool, and the hash key (bits 24..31) the bucket whose
+ * work io-wq runs one at a time.
+ */
 #define EV_FIELDS_queue_async_work(F)					\
 	F(u8, opcode) F(pad8, pad0) F(pad16, pad1) F(id, ring) F(id, req)	\
-	F(u64, user_data) F(u64, req_flags)
+	F(u64, user_data) F(u64, req_flags) F(u32, work_flags) F(pad32, pad2)
 
 /* Tracepoint io_uring:io_uring_defer. */
 #define EV_FIELDS_defer(F)						\
@@ -331,6 +337,7 @@ enum ev_flag {
 	EVF_PARAMS_VALID	= 1 << 10, /* setup_begin: params read from user memory */
 	EVF_REGISTERED_RING	= 1 << 11, /* enter_*, register_*: fd is a registered-ring index */
 	EVF_WORK_REQ_UNKNOWN	= 1 << 12, /* work_end: probe could not tell the request */
+	EVF_WORK_FLAGS_VALID	= 1 << 13, /* queue_async_work: work_flags read (3.1) */
 };
 
 /* Why an EV_TASK record was written. */
@@ -340,6 +347,10 @@ enum ev_task_reason {
 	EV_TASK_RENAME		= 3,
 	EV_TASK_EXEC		= 4,
 };
+
+/* io-wq work flags (io_uring/io-wq.h, 6.1 .. 6.18). */
+#define EV_IO_WQ_WORK_UNBOUND	0x4u
+#define EV_IO_WQ_HASH_SHIFT	24
 
 /* task_flags bits the converter relies on (include/linux/sched.h). */
 #define EV_PF_EXITING		0x00000004

@@ -108,6 +108,8 @@ const char *counter_kind_name(enum counter_kind k)
 	case COUNTER_SQ_PENDING: return "sq_pending";
 	case COUNTER_CQ_PENDING: return "cq_pending";
 	case COUNTER_IOWQ: return "io_wq";
+	case COUNTER_IOWQ_BOUND_WORKERS: return "io_wq_bound_workers";
+	case COUNTER_IOWQ_UNBOUND_WORKERS: return "io_wq_unbound_workers";
 	case COUNTER_KIND_COUNT: break;
 	}
 	return "?";

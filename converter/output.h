@@ -22,10 +22,13 @@
  *   - request() and syscall() are called when the object is FINISHED
  *     (completed, closed, or at the end of the recording), so they arrive
  *     roughly in order of their end time, not their start time.  A request
- *     completed on a thread that uses io_uring is delivered at that thread's
+ *     completed on a thread that uses io_uring is finished at that thread's
  *     next io_uring event (submit, enter, cqring_wait, end of a task-work
  *     batch, io-wq work_begin/work_end): only then are its path and
- *     task-work batch final.  Other completions are delivered at once.
+ *     task-work batch final.  Other completions are finished at once.
+ *     Finished requests are then held, in that order, until the reaping of
+ *     each one's final CQE is known (a later ring snapshot, reap.h) or can
+ *     no longer be: request() may come well after the completion.
  *     Each object is delivered exactly once, and everything still open is
  *     delivered before end().
  *   - task() and ring() are called before the first request(), syscall(),
@@ -123,6 +126,15 @@ struct model_ring {
 	uint32_t sqpoll_tid;		/* SQPOLL thread serving it, 0 none seen */
 	unsigned iowq_workers;		/* distinct io-wq workers seen for it */
 	unsigned iowq_peak;		/* peak io-wq requests queued or running */
+	/* io-wq pools and hashed work (uring-convert(1), MODEL, "io-wq
+	 * workers and hashed work"); the work flags come with format 3.1 logs
+	 * (iowq_work_flags_known), without them the last three stay 0. */
+	uint64_t iowq_hashed;		/* requests queued to io-wq as hashed work */
+	bool iowq_work_flags_known;	/* some queue_async_work had its work flags */
+	unsigned iowq_hashed_key_peak;	/* most hashed requests of one hash key
+					 * queued or running at once */
+	unsigned iowq_bound_peak;	/* most bounded / unbounded workers that */
+	unsigned iowq_unbound_peak;	/* had served the ring alive at once */
 	uint64_t requests;		/* requests delivered so far */
 };
 
@@ -254,6 +266,22 @@ struct model_request {
 	uint32_t ncqes;			/* CQEs posted (incl. overflowed ones) */
 	uint64_t overflow_ts;		/* first CQE overflow of this request */
 
+	/* reaping of the final CQE (uring-convert(1), MODEL, "When CQEs were
+	 * reaped"): cq_index is the CQ tail value it was written at, counted
+	 * from the last ring snapshot (an upper bound when cq_index_upper:
+	 * CQEs reached the ring unseen); reaped_ts is the first time the log
+	 * shows the CQ head past it, an UPPER BOUND of when the application
+	 * consumed it (0 unknown); reaped_by_capacity: bound from the ring
+	 * size (a later CQE could only be written once this one was gone). */
+	bool cq_index_valid, cq_index_upper;
+	uint32_t cq_index;
+	uint64_t reaped_ts;
+	bool reaped_by_capacity;
+
+	/* io-wq work flags of its last queue_async_work (format 3.1) */
+	bool work_flags_valid;
+	uint32_t work_flags;		/* IO_WQ_WORK_*, hash key in bits 24..31 */
+
 	/* links (all ids are model_request ids, 0 none) */
 	uint64_t chain_id;		/* id of the chain's head; 0 not linked */
 	uint32_t chain_pos;		/* 0 = head */
@@ -383,6 +411,8 @@ enum counter_kind {
 	COUNTER_SQ_PENDING,		/* SQ tail - head at an enter begin/end */
 	COUNTER_CQ_PENDING,		/* CQ tail - head at an enter begin/end */
 	COUNTER_IOWQ,			/* requests queued to or running in io-wq */
+	COUNTER_IOWQ_BOUND_WORKERS,	/* bounded workers that served the ring, alive */
+	COUNTER_IOWQ_UNBOUND_WORKERS,	/* unbounded ones */
 	COUNTER_KIND_COUNT
 };
 

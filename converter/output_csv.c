@@ -34,6 +34,7 @@
 #include "csv_tables.h"
 #include "event_layout.h"
 #include "hmap.h"
+#include "iowq.h"
 #include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
@@ -95,7 +96,8 @@ static const struct flag_name evf_names[] = {
 	{ EVF_LOOPS_VALID, "LOOPS_VALID" }, { EVF_CQE_DROPPED, "CQE_DROPPED" },
 	{ EVF_LOSS_USER, "LOSS_USER" }, { EVF_LOSS_AT_STOP, "LOSS_AT_STOP" },
 	{ EVF_PARAMS_VALID, "PARAMS_VALID" }, { EVF_REGISTERED_RING, "REGISTERED_RING" },
-	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { 0, NULL },
+	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { EVF_WORK_FLAGS_VALID, "WORK_FLAGS_VALID" },
+	{ 0, NULL },
 };
 
 static const struct flag_name *const flags_tables[FLAGS_NSETS] = {
@@ -598,6 +600,23 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 
 /* ------------------------------------------------------------- tables */
 
+/* cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns */
+static void field_reaping(struct csv *c, struct csv_table *f, const struct model_request *r)
+{
+	field_opt_u64(f, r->cq_index_valid, r->cq_index);
+	if (r->cq_index_valid)
+		field_bool(f, !r->cq_index_upper);
+	else
+		field_empty(f);
+	field_t(c, f, r->reaped_ts);
+	if (r->reaped_ts)
+		field_name(f, r->reaped_by_capacity ? "cq_size" : "cq_head");
+	else
+		field_empty(f);
+	field_i64(f, r->reaped_ts && r->complete_ts && r->reaped_ts >= r->complete_ts ?
+		  (int64_t)(r->reaped_ts - r->complete_ts) : -1);
+}
+
 #define REQUEST_COLUMNS \
 	"req_id ring ring_id ring_fd pid tid comm opcode opcode_number user_data " \
 	"fd offset length sqe_flags ioprio buf_index personality op_flags req_flags " \
@@ -606,7 +625,9 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 	"submit_syscall_id defer_ns queue_async_ns poll_arm_ns task_add_ns " \
 	"work_begin_ns work_end_ns tw_run_ns tw_run_tid complete_tid complete_comm " \
 	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
-	"link_prev link_next fail_link_ns init_error init_errno path_reason"
+	"link_prev link_next fail_link_ns init_error init_errno path_reason " \
+	"cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns " \
+	"io_wq_pool io_wq_hash_key"
 
 static void c_request(struct output *o, const struct model_request *r)
 {
@@ -694,6 +715,13 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 	}
 	field_name(f, path_reason_name(r->path_reason));
+	field_reaping(c, f, r);
+	if (r->work_flags_valid)
+		field_name(f, iowq_work_acct(r->work_flags) == IOWQ_ACCT_UNBOUND ? "unbound" : "bound");
+	else
+		field_empty(f);
+	field_opt_u64(f, r->work_flags_valid && (r->modifiers & REQM_HASHED),
+		      iowq_work_key(true, r->work_flags) - 1);
 	eol(f);
 }
 
@@ -1237,7 +1265,8 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 #define RING_COLUMNS \
 	"ring ring_id generation pid comm tid fd created_in_recording create_ns " \
 	"setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid " \
-	"io_wq_workers io_wq_peak requests owner_from"
+	"io_wq_workers io_wq_peak requests owner_from io_wq_hashed " \
+	"io_wq_hashed_key_peak io_wq_bound_workers_peak io_wq_unbound_workers_peak"
 
 static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
@@ -1348,6 +1377,10 @@ static void write_rings(struct csv *c, const struct output_totals *t)
 		/* How pid/tid were learned: the recorded io_uring_create, or
 		 * the first user thread seen using a ring opened before. */
 		field_str(f, r->created_seen ? "create" : r->pid ? "first_use" : "");
+		field_u64(f, r->iowq_hashed);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_hashed_key_peak);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_bound_peak);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_unbound_peak);
 		eol(f);
 	}
 }

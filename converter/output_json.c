@@ -271,6 +271,10 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_obj_end(o);
 	}
 	json_arr_end(o);
+
+	/* Completion to reaped_by (an upper bound), complete requests. */
+	latency(o, "cq_wait_ns", &r->cq_wait);
+	json_kv_u64(o, "cq_wait_bounded_by_ring_size", r->cq_wait_by_capacity);
 }
 
 static void procs_rings(struct report_output *j, struct json_out *o)
@@ -360,6 +364,19 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "peak_queued", rs->ring->iowq_peak);
 		json_kv_u64(o, "busy_ns", rs->iowq_busy_ns);
 		json_kv_bool(o, "busy_approximate", rs->iowq_busy_approx);
+		json_kv_u64(o, "hashed", rs->ring->iowq_hashed);
+		if (rs->ring->iowq_work_flags_known) {
+			json_kv_u64(o, "hashed_key_peak", rs->ring->iowq_hashed_key_peak);
+			json_kv_u64(o, "bound_workers_peak", rs->ring->iowq_bound_peak);
+			json_kv_u64(o, "unbound_workers_peak", rs->ring->iowq_unbound_peak);
+		} else {
+			json_key(o, "hashed_key_peak");
+			json_null(o);
+			json_key(o, "bound_workers_peak");
+			json_null(o);
+			json_key(o, "unbound_workers_peak");
+			json_null(o);
+		}
 		json_obj_end(o);
 		json_kv_u64(o, "cq_overflows", rs->overflows);
 		json_kv_u64(o, "cqes_dropped", rs->dropped);

@@ -215,6 +215,24 @@ static void print_paths(struct report_output *s)
 	}
 }
 
+/* One line: how long final CQEs sat in the CQ ring before the application
+ * reaped them, as far as the log bounds it (reap.h). */
+static void print_cq_wait(struct report_output *s)
+{
+	const struct hist *h = &s->rep.cq_wait;
+	char b[3][24];
+
+	if (!h->count)
+		return;
+	fprintf(s->f, "\nCQEs waited in the CQ ring (completion to reaped_by, an upper bound): "
+		"%" PRIu64 " requests, p50 %s, p99 %s, max %s", h->count,
+		fmt_dur(hist_percentile(h, 50), b[0], 24), fmt_dur(hist_percentile(h, 99), b[1], 24),
+		fmt_dur(h->max, b[2], 24));
+	if (s->rep.cq_wait_by_capacity)
+		fprintf(s->f, " (%" PRIu64 " bounded by the ring size)", s->rep.cq_wait_by_capacity);
+	fputc('\n', s->f);
+}
+
 /* Count per reason per opcode; only reasons some opcode has get a column. */
 static void print_reasons(struct report_output *s)
 {
@@ -330,6 +348,18 @@ static void print_procs(struct report_output *s)
 	}
 }
 
+/* Hashed work and the workers by pool, where the log has work flags. */
+static void print_iowq_pools(FILE *f, const struct model_ring *r)
+{
+	if (r->iowq_work_flags_known)
+		fprintf(f, "     hashed %" PRIu64 " (at most %u of one hash key at once, run one at a time); "
+			"workers alive at most: %u bounded, %u unbounded\n",
+			r->iowq_hashed, r->iowq_hashed_key_peak, r->iowq_bound_peak,
+			r->iowq_unbound_peak);
+	else if (r->iowq_hashed)
+		fprintf(f, "     hashed %" PRIu64 "\n", r->iowq_hashed);
+}
+
 static void print_iowq(struct report_output *s)
 {
 	const struct report *r = &s->rep;
@@ -344,6 +374,8 @@ static void print_iowq(struct report_output *s)
 		return;
 	fprintf(f, "\nio-wq\n");
 	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
+	/* The pools and hash keys (format 3.1 work flags) on a line of their
+	 * own below each ring's, so that the columns above stay as they were. */
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
 		char w[16];
@@ -356,6 +388,7 @@ static void print_iowq(struct report_output *s)
 			fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s (no worker seen running them)\n",
 				rs->ring->number, rs->iowq_requests, "unknown", rs->ring->iowq_peak,
 				"unknown");
+			print_iowq_pools(f, rs->ring);
 			continue;
 		}
 		snprintf(w, sizeof(w), "%u", rs->ring->iowq_workers);
@@ -367,6 +400,7 @@ static void print_iowq(struct report_output *s)
 			fprintf(f, " (%" PRIu64 " of %" PRIu64 " requests placed)", rs->iowq_placed,
 				rs->iowq_requests);
 		fputc('\n', f);
+		print_iowq_pools(f, rs->ring);
 	}
 }
 
@@ -471,6 +505,7 @@ static int s_render(struct report_output *s, const struct output_totals *t, char
 	print_banner(s, t);
 	print_opcodes(s);
 	print_paths(s);
+	print_cq_wait(s);
 	print_reasons(s);
 	print_procs(s);
 	print_iowq(s);

@@ -106,6 +106,7 @@ void report_free(struct report *r)
 		hist_free(&r->ops[i].latency);
 	for (unsigned i = 0; i < PATH_COUNT; i++)
 		hist_free(&r->path_latency[i]);
+	hist_free(&r->cq_wait);
 	for (size_t i = 0; i < r->nrings; i++) {
 		if (r->rings[i])
 			hist_free(&r->rings[i]->latency);
@@ -261,6 +262,12 @@ void report_request(struct report *r, const struct model_request *q)
 			r->oom = true;
 		if (rs && hist_add(&rs->latency, q->complete_ts - q->submit_ts))
 			r->oom = true;
+	}
+	if (q->reaped_ts && q->complete_ts && q->reaped_ts >= q->complete_ts) {
+		if (hist_add(&r->cq_wait, q->reaped_ts - q->complete_ts))
+			r->oom = true;
+		if (q->reaped_by_capacity)
+			r->cq_wait_by_capacity++;
 	}
 	if (rs && q->path == PATH_IOWQ) {
 		rs->iowq_requests++;

@@ -68,6 +68,11 @@ struct report {
 	const struct output_meta *meta;
 	struct op_stats ops[256];
 	struct hist path_latency[PATH_COUNT];	/* complete requests, by path */
+	/* Complete requests whose final CQE's reaping is known: completion
+	 * to reaped_ts (an upper bound, reap.h); of them, bounded by the ring
+	 * size rather than a snapshot of the CQ head. */
+	struct hist cq_wait;
+	uint64_t cq_wait_by_capacity;
 	struct ring_stats **rings;	/* by ring number - 1 */
 	size_t nrings;
 	struct hmap procs;		/* pid -> proc_stats */

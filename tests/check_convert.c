@@ -273,6 +273,174 @@ static void ev_submit_forced(struct scen *sc, uint64_t ts, uint64_t req, uint8_t
 }
 
 /* Every path reason, each from the events that decide it. */
+/*
+ * When each CQE was reaped: CQ indices counted from the first snapshot of
+ * the CQ tail, reaped at the first snapshot whose head is past them; a
+ * tail ahead of the count (an overflowed CQE flushed unseen) moves the
+ * indices since the last snapshot up, so they stay upper bounds; an
+ * overflowed CQE has no index; with the ring size known, writing index q
+ * proves every index <= q - size consumed.
+ */
+START_TEST(test_reaped_by)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "reaped.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_cq(&sc, true, T0 + 1 * US, TID, PID, RING, 0, 0, 0);
+	for (unsigned i = 1; i <= 5; i++)
+		ev_submit(&sc, T0 + 1 * US + i, TID, PID, RING, 0xa0 + i, OP_NOP, i, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0xa1, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xa2, 2, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 5 * US, TID, PID, RING, 0, 0, 2);
+	ev_enter_cq(&sc, true, T0 + 10 * US, TID, PID, RING, 0, 1, 2);
+	ev_complete(&sc, T0 + 11 * US, TID, PID, RING, 0xa3, 3, 0, 0);
+	ev_overflow(&sc, T0 + 12 * US, TID, PID, RING, 4, 0, false);
+	ev_complete(&sc, T0 + 13 * US, TID, PID, RING, 0xa5, 5, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 14 * US, TID, PID, RING, 0, 2, 5);
+	ev_enter_cq(&sc, true, T0 + 20 * US, TID, PID, RING, 0, 5, 5);
+	ev_enter_cq(&sc, false, T0 + 21 * US, TID, PID, RING, 0, 5, 5);
+
+	/* A ring of 4 CQEs whose application never enters again. */
+	ev_enter_cq(&sc, true, T0 + 30 * US, TID, PID, RING2, 2, 7, 7);
+	for (unsigned i = 1; i <= 6; i++)
+		ev_submit(&sc, T0 + 30 * US + i, TID, PID, RING2, 0xb0 + i, OP_NOP, 10 + i, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 31 * US, TID, PID, RING2, 0, 7, 7);
+	for (unsigned i = 1; i <= 6; i++)
+		ev_complete(&sc, T0 + (40 + i) * US, TID2, PID, RING2, 0xb0 + i, 10 + i, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 11);
+	/* Delivered in the order they finished, reaped or not. */
+	for (size_t i = 0; i + 1 < 5; i++)
+		ck_assert_uint_lt(c->req[i].user_data, c->req[i + 1].user_data);
+	r = req_by_ud(c, 1);
+	ck_assert(r->cq_index_valid && !r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 0);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 10 * US);
+	ck_assert(!r->reaped_by_capacity);
+	r = req_by_ud(c, 2);
+	ck_assert_uint_eq(r->cq_index, 1);
+	ck_assert(!r->cq_index_upper);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 14 * US);
+	r = req_by_ud(c, 3);
+	ck_assert(r->cq_index_valid && r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 3);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 20 * US);
+	r = req_by_ud(c, 4);
+	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+	ck_assert(!r->cq_index_valid);
+	ck_assert_uint_eq(r->reaped_ts, 0);
+	r = req_by_ud(c, 5);
+	ck_assert(r->cq_index_valid && r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 4);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 20 * US);
+
+	/* Index 7 + 4 written at 45 us: index 7 was gone by then, 7 + 1
+	 * by 46 us; the rest is never known. */
+	r = req_by_ud(c, 11);
+	ck_assert_uint_eq(r->cq_index, 7);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 45 * US);
+	ck_assert(r->reaped_by_capacity);
+	r = req_by_ud(c, 12);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 46 * US);
+	for (unsigned ud = 13; ud <= 16; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert(r->cq_index_valid);
+		ck_assert_uint_eq(r->reaped_ts, 0);
+	}
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * io-wq pools and hashed work from the work flags (format 3.1): a worker
+ * is in the pool of the work it runs, counts for a ring from its first
+ * work there until it exits; hashed work is counted per hash key.
+ */
+START_TEST(test_iowq_pools)
+{
+	const uint32_t key5 = (5u << 24) | 2, key7 = (7u << 24) | 2, unbound = 4;
+	const uint32_t w[3] = { WORKER, WORKER + 1, WORKER + 2 };
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+	uint64_t t = T0 + 10 * US;
+
+	scen_open(&sc, "iowq_pools.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	for (unsigned i = 0; i < 3; i++)
+		ev_task(&sc, T0, w[i], PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 3, 7, 0, 0);
+	for (unsigned i = 1; i <= 7; i++) {
+		ev_submit(&sc, T0 + 1 * US + i, TID, PID, RING, 0xc0 + i, OP_WRITE, i, 0, 0);
+		ev_queue_async(&sc, T0 + 1 * US + 10 + i, TID, PID, RING, 0xc0 + i, i, i <= 5,
+			       i <= 4 ? key5 : i == 5 ? key7 : unbound);
+	}
+	ev_enter_end(&sc, T0 + 2 * US, TID, PID, RING, 7);
+	/* W0 runs the four of key 5, W1 the one of key 7, W2 the unbound two. */
+	for (unsigned i = 1; i <= 7; i++) {
+		uint32_t tid = w[i <= 4 ? 0 : i == 5 ? 1 : 2];
+
+		ev_work(&sc, true, t, tid, PID, RING, 0xc0 + i);
+		ev_complete(&sc, t + 1 * US, tid, PID, RING, 0xc0 + i, i, 512, 0);
+		ev_work(&sc, false, t + 2 * US, tid, PID, RING, 0xc0 + i);
+		t += 3 * US;
+	}
+	for (unsigned i = 0; i < 3; i++)
+		ev_task_exit(&sc, t + i * US, w[i], PID);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nrings, 1);
+	ck_assert(c->rings[0].iowq_work_flags_known);
+	ck_assert_uint_eq(c->rings[0].iowq_hashed, 5);
+	ck_assert_uint_eq(c->rings[0].iowq_hashed_key_peak, 4);
+	ck_assert_uint_eq(c->rings[0].iowq_bound_peak, 2);
+	ck_assert_uint_eq(c->rings[0].iowq_unbound_peak, 1);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_BOUND_WORKERS], 2);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_UNBOUND_WORKERS], 1);
+	ck_assert_int_eq(c->counter_last[COUNTER_IOWQ_BOUND_WORKERS], 0);
+	ck_assert_int_eq(c->counter_last[COUNTER_IOWQ_UNBOUND_WORKERS], 0);
+	r = req_by_ud(c, 1);
+	ck_assert(r->work_flags_valid && (r->modifiers & REQM_HASHED));
+	ck_assert_uint_eq(r->work_flags >> 24, 5);
+	r = req_by_ud(c, 6);
+	ck_assert(r->work_flags_valid && !(r->modifiers & REQM_HASHED));
+	ck_assert_uint_eq(r->work_flags & EV_IO_WQ_WORK_UNBOUND, EV_IO_WQ_WORK_UNBOUND);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Without work flags (logs before 3.1) pools and keys stay unknown. */
+START_TEST(test_iowq_pools_unknown)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "iowq_old.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xc1, OP_WRITE, 1, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 2 * US, TID, PID, RING, 0xc1, 1);
+	ev_work(&sc, true, T0 + 3 * US, WORKER, PID, RING, 0xc1);
+	ev_complete(&sc, T0 + 4 * US, WORKER, PID, RING, 0xc1, 1, 512, 0);
+	ev_work(&sc, false, T0 + 5 * US, WORKER, PID, RING, 0xc1);
+	c = run(&sc);
+
+	ck_assert(!c->rings[0].iowq_work_flags_known);
+	ck_assert_uint_eq(c->rings[0].iowq_workers, 1);
+	ck_assert_uint_eq(c->rings[0].iowq_bound_peak + c->rings[0].iowq_unbound_peak, 0);
+	ck_assert(!req_by_ud(c, 1)->work_flags_valid);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_BOUND_WORKERS], 0);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_path_reasons)
 {
 	static const struct {
@@ -1504,6 +1672,9 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_overflow_after_complete_is_another_cqe);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_path_reasons);
+	tcase_add_test(tc, test_reaped_by);
+	tcase_add_test(tc, test_iowq_pools);
+	tcase_add_test(tc, test_iowq_pools_unknown);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
 	tcase_add_test(tc, test_pointer_reuse);

@@ -72,6 +72,29 @@ void ev_enter_end(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint
 	EMIT(sc, e);
 }
 
+void ev_enter_cq(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
+		 uint64_t ring, uint8_t cq_order, uint32_t cq_head, uint32_t cq_tail)
+{
+	if (begin) {
+		struct ev_enter_begin e = {
+			SYNTH_HDR(EV_ENTER_BEGIN, ts, tid, pid),
+			.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+			.cq_order = cq_order,
+		};
+
+		e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+		EMIT(sc, e);
+		return;
+	}
+	struct ev_enter_end e = {
+		SYNTH_HDR(EV_ENTER_END, ts, tid, pid),
+		.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+	};
+
+	e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+	EMIT(sc, e);
+}
+
 void ev_create(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring, int fd,
 	       uint32_t setup_flags)
 {
@@ -225,6 +248,26 @@ void ev_req_failed(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uin
 	EMIT(sc, e);
 }
 
+void ev_queue_async(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
+		    uint64_t req, uint64_t user_data, bool hashed, uint32_t work_flags)
+{
+	struct ev_queue_async_work e = {
+		SYNTH_HDR(EV_QUEUE_ASYNC_WORK, ts, tid, pid),
+		.opcode = 23, .ring = ring, .req = req, .user_data = user_data,
+		.work_flags = work_flags,
+	};
+
+	e.flags = EVF_WORK_FLAGS_VALID | (hashed ? EVF_HASHED : 0);
+	EMIT(sc, e);
+}
+
+void ev_task_exit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid)
+{
+	struct ev_task_exit e = { SYNTH_HDR(EV_TASK_EXIT, ts, tid, pid) };
+
+	EMIT(sc, e);
+}
+
 void ev_work(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
 	     uint64_t ring, uint64_t req)
 {
@@ -310,7 +353,14 @@ static void cap_cqe(struct output *o, const struct model_cqe *q)
 
 static void cap_counter(struct output *o, const struct model_counter *k)
 {
-	CAP(o)->counters += k->n;
+	struct capture *c = CAP(o);
+
+	c->counters += k->n;
+	for (unsigned i = 0; i < k->n; i++) {
+		c->counter_last[k->kind[i]] = k->value[i];
+		if (k->value[i] > c->counter_max[k->kind[i]])
+			c->counter_max[k->kind[i]] = k->value[i];
+	}
 }
 
 static void cap_raw(struct output *o, const struct raw_event *e)

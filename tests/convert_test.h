@@ -36,6 +36,10 @@ void ev_enter_begin(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, ui
 		    int fd, uint32_t to_submit, uint32_t min_complete, uint32_t flags);
 void ev_enter_end(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
 		  int64_t ret);
+/* An enter begin or end with the shared CQ head and tail (cq_order: log2
+ * of the CQ size, begin only; 0 unknown). */
+void ev_enter_cq(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
+		 uint64_t ring, uint8_t cq_order, uint32_t cq_head, uint32_t cq_tail);
 void ev_create(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring, int fd,
 	       uint32_t setup_flags);
 void ev_submit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
@@ -57,6 +61,10 @@ void ev_overflow(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint6
 void ev_lost(struct scen *sc, uint64_t ts, uint64_t last_ts, uint32_t count);
 void ev_req_failed(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
 		   uint64_t req, uint8_t opcode, uint64_t user_data, int32_t error);
+/* queue_async_work with the io-wq work flags (format 3.1). */
+void ev_queue_async(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
+		    uint64_t req, uint64_t user_data, bool hashed, uint32_t work_flags);
+void ev_task_exit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid);
 void ev_work(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
 	     uint64_t ring, uint64_t req);
 
@@ -76,6 +84,7 @@ struct capture {
 	struct model_cqe *cqe;
 	size_t ncqe, cqecap;
 	uint64_t counters, raw_events;
+	int64_t counter_last[COUNTER_KIND_COUNT], counter_max[COUNTER_KIND_COUNT];
 	/* copies of the final tasks and rings */
 	struct model_task *tasks;
 	size_t ntasks;

@@ -96,6 +96,8 @@ struct wl_req {
 	uint32_t cflags_or;	/* OR of the flags of its CQEs */
 	int chain;		/* link chain number in its ring, -1 if none */
 	uint64_t done_order;	/* ring-wide order of the final CQE, from 1 */
+	uint64_t reaped_ns;	/* CLOCK_BOOTTIME just after the CQ head moved
+				 * past its final CQE, 0 not reaped */
 	char what[56];
 };
 

@@ -544,6 +544,8 @@ static void json_request_list(struct json_out *o, struct wl_run *run)
 			kv_flags(o, "sqe_flags_names", q->sqe_flags, iosqe_flag_names);
 			json_kv_str(o, "what", q->what);
 			json_kv_i64(o, "res", final);
+			if (q->reaped_ns)
+				json_kv_u64(o, "reaped_ns", q->reaped_ns);
 			if (q->n_expect > 1) {
 				kv_u64_list_begin(o, "more_res");
 				for (k = 0; k + 1 < q->n_cqes; k++)

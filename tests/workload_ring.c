@@ -932,6 +932,7 @@ bool wl_reap(struct wl_ring *r, unsigned n)
 	struct io_uring_cq *cq = &r->ring.cq;
 	unsigned head = *cq->khead;
 	unsigned tail = io_uring_smp_load_acquire(cq->ktail);
+	uint64_t done_before = r->done_order, now;
 	unsigned i;
 
 	if (tail - head < n) {
@@ -942,6 +943,12 @@ bool wl_reap(struct wl_ring *r, unsigned n)
 	for (i = 0; i < n; i++)
 		handle_cqe(r, &cq->cqes[(head + i) & cq->ring_mask]);
 	io_uring_smp_store_release(cq->khead, head + n);
+	/* Ground truth for reaped_by_ns: the requests finished by this
+	 * window were consumed at the latest now. */
+	now = wl_now_ns();
+	for (size_t j = 0; r->track && r->done_order > done_before && j < r->n_reqs; j++)
+		if (r->reqs[j].done_order > done_before)
+			r->reqs[j].reaped_ns = now;
 	return wl_ok(r->run);
 }
 
