@@ -14,7 +14,8 @@
  * The first completion naming a file writes an EV_FILE record: identity,
  * open flags, file system and the dentry path, walked here with d_parent
  * and the mount tree (bpf_d_path() is not allowed in tracepoints).  After
- * that, a file costs one map lookup per completion.  Part of
+ * that, a completion costs four loads (req->file, f_inode, i_ino, f_flags)
+ * and one map lookup.  Part of
  * uring_record.bpf.c, included after emit.bpf.h and kernel_reads.bpf.h.
  */
 #ifndef RINGSIDE_FILES_BPF_H
