@@ -8,8 +8,9 @@
  * freed, after its CQE (6.1 .. 6.18).  So one load names the file of any
  * request, without the fixed-file table, whose layout changed in 6.13
  * (io_rsrc_node), and without the fd table.  The submit tracepoint is too
- * early (req->file is still NULL), io_uring_file_get fires before fget()
- * and only for plain fds.
+ * early (req->file is still NULL); io_uring_file_get fires only for plain
+ * fds and passes the request and the fd, not the file fget() returned,
+ * which is not in req->file yet (io_file_get_normal(), 6.1 .. 6.18).
  *
  * The first completion naming a file writes an EV_FILE record: identity,
  * open flags, file system and the dentry path, walked here with d_parent
