@@ -45,9 +45,59 @@ struct signal_struct {
 	atomic_t live;			/* threads not yet exited */
 } __ur_core;
 
+/*
+ * A file's identity and path (files.bpf.h).  struct mount is fs/mount.h's,
+ * private to the VFS but in BTF: its mnt member is the vfsmount a path
+ * points to.  i_nlink and d_name sit in anonymous unions on some kernels
+ * (d_name since 6.15); CO-RE finds members through those.
+ */
+struct file_system_type {
+	const char *name;
+} __ur_core;
+
+struct super_block {
+	u32 s_dev;			/* dev_t */
+	struct file_system_type *s_type;
+} __ur_core;
+
+struct inode {
+	u16 i_mode;			/* umode_t */
+	unsigned int i_nlink;
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __ur_core;
+
+struct qstr {
+	u32 len;
+	const unsigned char *name;
+} __ur_core;
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+} __ur_core;
+
+struct vfsmount {
+	struct dentry *mnt_root;
+} __ur_core;
+
+struct mount {
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+} __ur_core;
+
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+} __ur_core;
+
 struct file {
 	const void *f_op;
 	void *private_data;
+	struct path f_path;
+	struct inode *f_inode;
+	unsigned int f_flags;
 } __ur_core;
 
 struct fdtable {
@@ -185,6 +235,7 @@ struct io_kiocb {
 	u8 opcode;
 	u16 buf_index;
 	u64 flags;			/* io_req_flags_t: u64 since 6.10 (see below) */
+	struct file *file;		/* plain or fixed; set at issue (io_assign_file) */
 	struct io_cqe cqe;
 	struct io_ring_ctx *ctx;
 	struct io_wq_work work;

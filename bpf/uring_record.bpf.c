@@ -21,6 +21,7 @@
  *                       with recorder/ringbufs.c), and loss counting;
  *   filter.bpf.h        which tasks and rings are recorded;
  *   kernel_reads.bpf.h  reads through untyped pointers, per-kernel accessors;
+ *   files.bpf.h         which file a request worked on (EV_FILE records);
  *   this file           the io_uring, task and io-wq tracepoints;
  *   syscalls.bpf.h      io_uring_setup/enter/register entry and exit.
  */
@@ -150,6 +151,8 @@ struct ur_stats stats = {};
 #include "filter.bpf.h"
 
 #include "kernel_reads.bpf.h"
+
+#include "files.bpf.h"
 
 /* ---------------------------------------------------- io_uring helpers */
 
@@ -706,21 +709,25 @@ int BPF_PROG(tp_short_write, void *rctx, u64 fpos, u64 wanted, u64 got)
 	return 0;
 }
 
-/* A completion; COMPLETE32 when the CQE carries the two extra words. */
+/*
+ * A completion; COMPLETE32 when the CQE carries the two extra words.  Its
+ * request's file, if any, is described first (files.bpf.h).
+ */
 static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 res,
 					 u32 cflags, u64 extra1, u64 extra2)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u64 ts;
+	u64 ts, file;
 	struct emit em;
 
 	if (!ring_selected(ring, pid_tgid))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
+	file = note_request_file(req, ts, pid_tgid);
 	if (extra1 || extra2) {
 		struct ev_complete32 *e;
 
-		e = EV_RESERVE(&em, complete32, EV_COMPLETE32, 0, ts, pid_tgid);
+		e = EV_RESERVE(&em, complete32, EV_COMPLETE32, EVF_FILE_VALID, ts, pid_tgid);
 		if (!e)
 			return 0;
 		e->res = res;
@@ -730,11 +737,12 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 		e->cflags = cflags;
 		e->extra1 = extra1;
 		e->extra2 = extra2;
+		e->file = file;
 		ev_submit(&em, e);
 	} else {
 		struct ev_complete *e;
 
-		e = EV_RESERVE(&em, complete, EV_COMPLETE, 0, ts, pid_tgid);
+		e = EV_RESERVE(&em, complete, EV_COMPLETE, EVF_FILE_VALID, ts, pid_tgid);
 		if (!e)
 			return 0;
 		e->res = res;
@@ -742,6 +750,7 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 		e->req = req;
 		e->user_data = user_data;
 		e->cflags = cflags;
+		e->file = file;
 		ev_submit(&em, e);
 	}
 	return 0;

@@ -35,6 +35,8 @@
 #define UR_MAX_FILTER_PIDS	16384
 /* Rings of selected processes, learned at create, enter and submit. */
 #define UR_MAX_RING_OWNERS	16384
+/* Files described by an EV_FILE record (bpf/files.bpf.h). */
+#define UR_MAX_FILES		16384
 
 /*
  * Counters the recorder reports at exit (".bss" ur_stats); none of them is

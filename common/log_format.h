@@ -32,6 +32,10 @@
  * values as varints), which the recorder writes instead of
  * EVENTS_COLUMNS; a major version for the same reason.  A 3.x reader
  * reads 1.x and 2.x logs unchanged.
+ *
+ * 3.1 added record type "file" (a file's identity and path), the field
+ * "file" of complete and complete32 (EVF_FILE_VALID) and the field kind
+ * "str"; a 3.0 reader skips the new type and field.
  */
 #define LOG_FORMAT_MAJOR 3
 #define LOG_FORMAT_MINOR 1

@@ -9,6 +9,8 @@ converter_libconvert_a_SOURCES = \
 	converter/merge.c converter/merge.h \
 	converter/model.c converter/model.h converter/reap.c converter/reap.h \
 	converter/iowq.c converter/iowq.h \
+	converter/model_files.c converter/model_files.h \
+	converter/file_stats.c converter/file_stats.h \
 	converter/output.h converter/output_util.c converter/output_util.h \
 	converter/model_names.c converter/model_names.h converter/csv_tables.h \
 	converter/out_buf.c converter/out_buf.h \

@@ -43,6 +43,7 @@
 #include "iowq.h"
 #include "model.h"
 #include "reap.h"
+#include "model_files.h"
 
 #define IOSQE_IO_DRAIN_BIT		(1u << 1)
 #define IOSQE_LINK_BITS			((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
@@ -169,6 +170,7 @@ struct model {
 	const struct output_ops *ops;
 	struct hmap tasks, rings, reqs, fds;
 	struct hmap by_user_data;	/* (ring, user_data) -> oldest open submitted request */
+	struct model_files *files;	/* EV_FILE records (model_files.c) */
 	struct ring_state **ring_list;
 	size_t nrings, ringcap;
 	uint64_t next_req_id, next_sys_id;
@@ -1814,6 +1816,15 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!rq)
 		return;
 have_request:
+	if (e->flags & EVF_FILE_VALID) {
+		/* COMPLETE32 carries the file after its two extra words */
+		uint64_t file = e->type == EV_COMPLETE32 ?
+				((const struct ev_complete32 *)(const void *)e)->file : e->file;
+		const struct model_file *f = model_files_get(m->files, file);
+
+		if (f)
+			rq->r.file = f;
+	}
 	rq->r.ncqes++;
 	if (!rq->r.first_cqe_ts)
 		rq->r.first_cqe_ts = e->ts;
@@ -2065,6 +2076,10 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 	case EV_FILE_GET:
 		ring_get(m, record_ring_id(h));
 		break;
+	case EV_FILE:
+		if (!model_files_record(m->files, (const void *)h))
+			m->oom = true;
+		break;
 	case EV_SUBMIT:
 		on_submit(m, (const void *)h, ts);
 		break;
@@ -2261,6 +2276,11 @@ int model_new(struct model **mp, const struct model_config *cfg)
 	hmap_init(&m->reqs);
 	hmap_init(&m->fds);
 	hmap_init(&m->by_user_data);
+	m->files = model_files_new();
+	if (!m->files) {
+		free(m);
+		return -1;
+	}
 	*mp = m;
 	return 0;
 }
@@ -2319,5 +2339,6 @@ void model_free(struct model *m)
 	hmap_free(&m->reqs);
 	hmap_free(&m->fds);
 	hmap_free(&m->by_user_data);
+	model_files_free(m->files);
 	free(m);
 }

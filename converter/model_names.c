@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The model's words as the outputs print them (model_names.h). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model_names.h"
 
@@ -177,4 +179,40 @@ const char *cqe_outside_poster(const struct model_task *poster, const struct mod
 	if (poster->kind == TASK_KERNEL)
 		return "kworker";
 	return "kworker or another process";
+}
+
+const char *file_type_name(enum file_type t)
+{
+	static const char *const names[FILE_TYPE_COUNT] = {
+		[FILE_TYPE_UNKNOWN] = "", [FILE_REGULAR] = "regular", [FILE_BLOCK] = "block",
+		[FILE_SOCKET] = "socket", [FILE_PIPE] = "pipe", [FILE_EVENTFD] = "eventfd",
+		[FILE_CHAR] = "char", [FILE_IO_URING] = "io_uring", [FILE_OTHER] = "other",
+	};
+
+	return (unsigned)t < FILE_TYPE_COUNT ? names[t] : "";
+}
+
+char *format_file_flags(char *buf, size_t len, uint32_t f_flags, const char *machine)
+{
+	/* include/uapi/asm-generic/fcntl.h; arch/arm64/include/uapi/asm/fcntl.h */
+	bool arm = machine && (!strncmp(machine, "aarch64", 7) || !strncmp(machine, "arm", 3));
+	const struct { uint32_t bit; const char *name; } flags[] = {
+		{ arm ? 0200000u : 040000u, "O_DIRECT" },
+		{ 04000u, "O_NONBLOCK" },
+		{ 02000u, "O_APPEND" },
+	};
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		int n;
+
+		if (!(f_flags & flags[i].bit) || off >= len)
+			continue;
+		n = snprintf(buf + off, len - off, "%s%s", off ? "|" : "", flags[i].name);
+		if (n > 0)
+			off += (size_t)n;
+	}
+	return buf;
 }

@@ -43,6 +43,13 @@ const char *loss_kind_name(unsigned kind);	/* enum ev_loss_kind: "ring_full", ..
 const char *cqe_outside_poster(const struct model_task *poster, const struct model_task *owner,
 			       uint32_t owner_pid, uint32_t cflags, uint64_t ts);
 extern const char cqe_poster_teardown[];	/* the teardown's, by address */
+const char *file_type_name(enum file_type t);	/* "regular", "pipe", ...; "" unknown */
+/*
+ * The open flags that decide io_uring's path (O_DIRECT, O_NONBLOCK,
+ * O_APPEND) joined by '|', "" when none; their values are those of the
+ * recording machine (metadata "machine": O_DIRECT differs on arm64).
+ */
+char *format_file_flags(char *buf, size_t len, uint32_t f_flags, const char *machine);
 /* Modifier names joined by '|' ("drained|linked"); "" when none. */
 char *format_modifiers(char *buf, size_t len, uint32_t modifiers);
 

@@ -29,7 +29,9 @@ static const char doc[] =
 	"  json     the summary for scripts (default otherwise; see uring-convert(1))\n"
 	"  csv      one CSV file per table in the directory given with -o DIR:\n"
 	"           requests, syscalls, events, losses, loss_counters, tasks, rings,\n"
-	"           counters (for pandas: every *_ns column is an int64)\n"
+	"           counters, files (for pandas: every *_ns column is an int64);\n"
+	"           requests carry their file (file_path ... file_fs), files has one\n"
+	"           row per file (logs of format 3.1 and later)\n"
 	"  fxt      Fuchsia trace for ui.perfetto.dev (binary: give -o FILE.fxt):\n"
 	"           io_uring_enter/setup/register slices on each thread, request\n"
 	"           lifetimes on \"ring N (fd F) lane NN\" tracks under their process,\n"
@@ -49,7 +51,7 @@ static const char args_doc[] = "LOG";
 enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES };
 
 /* csv_table_names[], for people */
-#define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters"
+#define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters, files"
 
 static const struct argp_option argp_options[] = {
 	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },

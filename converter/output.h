@@ -138,6 +138,48 @@ struct model_ring {
 	uint64_t requests;		/* requests delivered so far */
 };
 
+/* ------------------------------------------------------------------ files */
+
+/* What a file is: from its inode's mode, file system and name. */
+enum file_type {
+	FILE_TYPE_UNKNOWN = 0,
+	FILE_REGULAR,
+	FILE_BLOCK,
+	FILE_SOCKET,
+	FILE_PIPE,			/* pipe or FIFO */
+	FILE_EVENTFD,
+	FILE_CHAR,
+	FILE_IO_URING,			/* a ring's own file */
+	FILE_OTHER,			/* directory, other anonymous inode, ... */
+	FILE_TYPE_COUNT
+};
+
+/*
+ * A file requests worked on (EV_FILE records, format 3.1), named once per
+ * file by model_files.c.  One struct per distinct identity: a struct file
+ * address reused for another file is another model_file.  Valid until
+ * destroy(), like rings.
+ */
+struct model_file {
+	unsigned number;		/* 1, 2, ... in order of first appearance */
+	uint64_t file_id;		/* the log's opaque id (struct file pointer) */
+	uint32_t dev_major, dev_minor;	/* of its file system (st_dev) */
+	uint64_t ino;
+	uint32_t f_flags;		/* O_* as the kernel holds them */
+	uint32_t nlink;
+	uint16_t mode;			/* S_IF* and permissions */
+	enum file_type type;
+	char fs[EV_FS_LEN + 1];		/* file system type: "ext4", "pipefs" */
+	/* "/tmp/a", "pipe:[123]", "socket:[45]", "anon_inode:[eventfd]";
+	 * ".../" first when the walk stopped short, " (deleted)" last when
+	 * unlinked, as /proc/PID/fd shows them. */
+	const char *path;
+	bool path_truncated;		/* the recorder could not walk it all */
+	bool deleted;			/* nlink 0: unlinked (or O_TMPFILE) */
+	bool anonymous;			/* pipe, socket or anonymous inode: no path */
+	uint64_t first_ts;		/* its EV_FILE record */
+};
+
 /* --------------------------------------------------------------- requests */
 
 /* Where the request's work happened.  One primary value; see the PATHS
@@ -287,6 +329,10 @@ struct model_request {
 	uint32_t chain_pos;		/* 0 = head */
 	uint64_t link_prev;		/* predecessor in the chain */
 	uint64_t link_next;		/* successor in the chain */
+
+	/* the file it worked on (plain fd or fixed file), as its final
+	 * completion named it; NULL: none, or not recorded (logs before 3.1) */
+	const struct model_file *file;
 };
 
 /* --------------------------------------------------------------- syscalls */

@@ -33,8 +33,10 @@
 
 #include "csv_tables.h"
 #include "event_layout.h"
+#include "file_stats.h"
 #include "hmap.h"
 #include "iowq.h"
+#include "model_files.h"
 #include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
@@ -45,7 +47,7 @@
 const char *const csv_table_names[CSV_NTABLES] = {
 	[CSV_REQUESTS] = "requests", [CSV_SYSCALLS] = "syscalls", [CSV_EVENTS] = "events",
 	[CSV_LOSSES] = "losses", [CSV_LOSS_COUNTERS] = "loss_counters", [CSV_TASKS] = "tasks",
-	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters",
+	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters", [CSV_FILES] = "files",
 };
 
 char *csv_table_path(const char *dir, enum csv_table_id t)
@@ -96,7 +98,8 @@ static const struct flag_name evf_names[] = {
 	{ EVF_LOOPS_VALID, "LOOPS_VALID" }, { EVF_CQE_DROPPED, "CQE_DROPPED" },
 	{ EVF_LOSS_USER, "LOSS_USER" }, { EVF_LOSS_AT_STOP, "LOSS_AT_STOP" },
 	{ EVF_PARAMS_VALID, "PARAMS_VALID" }, { EVF_REGISTERED_RING, "REGISTERED_RING" },
-	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { EVF_WORK_FLAGS_VALID, "WORK_FLAGS_VALID" },
+	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { EVF_FILE_VALID, "FILE_VALID" },
+	{ EVF_WORK_FLAGS_VALID, "WORK_FLAGS_VALID" },
 	{ 0, NULL },
 };
 
@@ -214,6 +217,7 @@ struct csv {
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
 	struct raw_queue rawq;
+	struct file_stats files;	/* files.csv */
 	bool oom;
 };
 
@@ -627,7 +631,29 @@ static void field_reaping(struct csv *c, struct csv_table *f, const struct model
 	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
 	"link_prev link_next fail_link_ns init_error init_errno path_reason " \
 	"cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns " \
-	"io_wq_pool io_wq_hash_key"
+	"io_wq_pool io_wq_hash_key " \
+	"file_path file_type file_dev file_ino file_flags file_fs"
+
+/* The identity of a file in requests.csv and files.csv: path, type, dev,
+ * ino, flags, fs; all empty when the file is unknown. */
+static void field_file(struct csv *c, struct csv_table *f, const struct model_file *file)
+{
+	char buf[64];
+
+	if (!file) {
+		for (int i = 0; i < 6; i++)
+			field_empty(f);
+		return;
+	}
+	field_str(f, file->path);
+	field_name(f, file_type_name(file->type));
+	snprintf(buf, sizeof(buf), "%" PRIu32 ":%" PRIu32, file->dev_major, file->dev_minor);
+	field_plain(f, buf, strlen(buf));
+	field_u64(f, file->ino);
+	format_file_flags(buf, sizeof(buf), file->f_flags, c->meta.machine);
+	field_name(f, buf[0] ? buf : FLAGS_NONE);
+	field_str(f, file->fs);
+}
 
 static void c_request(struct output *o, const struct model_request *r)
 {
@@ -637,6 +663,10 @@ static void c_request(struct output *o, const struct model_request *r)
 	bool sqe = r->sqe_fields_valid;
 	bool have_res = r->complete_ts || r->overflow_ts;
 
+	if (writes(c, CSV_FILES))
+		file_stats_add(&c->files, r);
+	if (!writes(c, CSV_REQUESTS))
+		return;
 	field_u64(f, r->id);
 	field_ring(f, r->ring);
 	field_opt_u64(f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
@@ -722,6 +752,7 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 	field_opt_u64(f, r->work_flags_valid && (r->modifiers & REQM_HASHED),
 		      iowq_work_key(true, r->work_flags) - 1);
+	field_file(c, f, r->file);
 	eol(f);
 }
 
@@ -962,6 +993,18 @@ static void event_field(struct csv *c, struct csv_table *f, const struct ev_head
 
 	switch (fld->kind) {
 	case EVK_COMM:
+		field_strn(f, (const char *)p, strnlen((const char *)p, fld->size));
+		return;
+	case EVK_STR:
+		if (type == EV_FILE && !strcmp(fld->name, "path")) {
+			const struct ev_file *e = (const void *)h;
+			char path[EV_PATH_LEN + 8];
+
+			file_path_join(path, sizeof(path), e->path, EV_PATH_LEN, e->ncomp,
+				       e->flags);
+			field_str(f, path);
+			return;
+		}
 		field_strn(f, (const char *)p, strnlen((const char *)p, fld->size));
 		return;
 	case EVK_ID:
@@ -1260,6 +1303,11 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 }
 
 #define LOSS_COUNTER_COLUMNS "cpu kind event count"
+#define FILE_COLUMNS \
+	"file file_id path type dev ino flags fs f_flags mode nlink deleted anonymous " \
+	"path_truncated first_ns requests complete errors bytes_read bytes_written " \
+	"latency_total_ns latency_p50_ns latency_p90_ns latency_p99_ns latency_max_ns " \
+	"inline poll io_wq task_work other_path"
 #define TASK_COLUMNS \
 	"pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings"
 #define RING_COLUMNS \
@@ -1274,7 +1322,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		[CSV_REQUESTS] = REQUEST_COLUMNS, [CSV_SYSCALLS] = SYSCALL_COLUMNS,
 		[CSV_LOSSES] = LOSS_COLUMNS, [CSV_LOSS_COUNTERS] = LOSS_COUNTER_COLUMNS,
 		[CSV_TASKS] = TASK_COLUMNS, [CSV_RINGS] = RING_COLUMNS,
-		[CSV_COUNTERS] = COUNTER_COLUMNS,
+		[CSV_COUNTERS] = COUNTER_COLUMNS, [CSV_FILES] = FILE_COLUMNS,
 		/* events.csv: from the log's record layouts, below */
 	};
 	struct csv *c = C(o);
@@ -1400,6 +1448,52 @@ static void write_loss_counters(struct csv *c, const struct output_totals *t)
 	}
 }
 
+/* files.csv: one row per file, first seen first. */
+static void write_files(struct csv *c)
+{
+	struct csv_table *f = &c->f[CSV_FILES];
+	size_t n;
+	const struct file_agg **v = file_stats_sorted(&c->files, FILE_BY_NUMBER, &n);
+	char buf[64];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct file_agg *g = v[i];
+		const struct model_file *file = g->file;
+
+		field_u64(f, file->number);
+		field_hex(f, file->file_id);
+		field_file(c, f, file);
+		field_hex32(f, file->f_flags);
+		snprintf(buf, sizeof(buf), "%06o", (unsigned)file->mode);
+		field_plain(f, buf, strlen(buf));
+		field_u64(f, file->nlink);
+		field_bool(f, file->deleted);
+		field_bool(f, file->anonymous);
+		field_bool(f, file->path_truncated);
+		field_t(c, f, file->first_ts);
+		field_u64(f, g->requests);
+		field_u64(f, g->complete);
+		field_u64(f, g->errors);
+		field_u64(f, g->bytes_read);
+		field_u64(f, g->bytes_written);
+		field_u64(f, g->latency_total_ns);
+		field_u64(f, hist_percentile(&g->latency, 50));
+		field_u64(f, hist_percentile(&g->latency, 90));
+		field_u64(f, hist_percentile(&g->latency, 99));
+		field_u64(f, g->latency.count ? g->latency.max : 0);
+		field_u64(f, g->paths[PATH_INLINE]);
+		field_u64(f, g->paths[PATH_POLL]);
+		field_u64(f, g->paths[PATH_IOWQ]);
+		field_u64(f, g->paths[PATH_TASK_WORK]);
+		field_u64(f, g->complete - g->paths[PATH_INLINE] - g->paths[PATH_POLL] -
+			     g->paths[PATH_IOWQ] - g->paths[PATH_TASK_WORK]);
+		eol(f);
+	}
+	free(v);
+	if (c->files.oom)
+		c->oom = true;
+}
+
 static int c_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
 {
 	struct csv *c = C(o);
@@ -1412,6 +1506,8 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 		write_rings(c, t);
 	if (writes(c, CSV_LOSS_COUNTERS))
 		write_loss_counters(c, t);
+	if (writes(c, CSV_FILES))
+		write_files(c);
 	if (c->oom) {
 		snprintf(err, errlen, "out of memory while writing CSV");
 		return -1;
@@ -1439,6 +1535,7 @@ static void c_destroy(struct output *o)
 	}
 	hmap_free(&c->tasks);
 	hmap_free(&c->rings);
+	file_stats_free(&c->files);
 	free(c);
 }
 
@@ -1470,7 +1567,7 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 	/* The model skips what no table needs: every record for events.csv
 	 * (output.h), the counter samples for counters.csv. */
 	c->ops = csv_ops;
-	if (!writes(c, CSV_REQUESTS))
+	if (!writes(c, CSV_REQUESTS) && !writes(c, CSV_FILES))
 		c->ops.request = NULL;
 	if (!writes(c, CSV_SYSCALLS))
 		c->ops.syscall = NULL;
@@ -1483,5 +1580,6 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 	c->base.ops = &c->ops;
 	hmap_init(&c->tasks);
 	hmap_init(&c->rings);
+	file_stats_init(&c->files);
 	return &c->base;
 }

@@ -695,6 +695,7 @@ static void write_lifetime(struct fxo *x, const struct model_request *r, const s
 			   const struct fxt_lifetime *lt, const char *op)
 {
 	char name[NAMES_MAX_LEN + 32], eb[32], fb[256], mb[256], cb[128], nb[256], chb[96];
+	char pb[3 * (EV_PATH_LEN + 64) + 1];
 	bool have_res = r->complete_ts || r->overflow_ts;
 	struct fxt_thread lane_th = p->me.lane;
 	struct args v;
@@ -733,6 +734,11 @@ static void write_lifetime(struct fxo *x, const struct model_request *r, const s
 			 r->chain_pos, r->chain_id);
 		add(&v, fxt_arg_str("chain", chb));
 	}
+	/* Last: a slice that already has FXT_MAX_ARGS arguments goes without
+	 * (uring-convert(1), FXT OUTPUT); requests.csv still has it. */
+	if (r->file)
+		add(&v, fxt_arg_str("file", utf8_clean(r->file->path, strlen(r->file->path), pb,
+							 sizeof(pb))));
 	if (r->status != REQ_COMPLETE)
 		snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
 	fxt_duration_complete(x->w, rel(x, lt->start), rel(x, lt->end), lane_th, CAT,

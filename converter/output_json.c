@@ -387,6 +387,55 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 	json_arr_end(o);
 }
 
+/* Every file a request worked on, first seen first (logs of format 3.1+). */
+static void files(struct report_output *j, struct json_out *o)
+{
+	const struct file_agg **v;
+	size_t n;
+	char buf[64];
+
+	v = file_stats_sorted(&j->rep.files, FILE_BY_NUMBER, &n);
+	json_key(o, "files");
+	json_arr_begin(o);
+	for (size_t i = 0; i < n; i++) {
+		const struct file_agg *g = v[i];
+		const struct model_file *f = g->file;
+
+		json_obj_begin(o);
+		json_kv_u64(o, "file", f->number);
+		json_key(o, "path");
+		text_str(o, f->path, strlen(f->path));
+		json_kv_str(o, "type", file_type_name(f->type));
+		snprintf(buf, sizeof(buf), "%" PRIu32 ":%" PRIu32, f->dev_major, f->dev_minor);
+		json_kv_str(o, "dev", buf);
+		json_kv_u64(o, "ino", f->ino);
+		json_kv_str(o, "flags", format_file_flags(buf, sizeof(buf), f->f_flags,
+							  j->meta.machine));
+		json_kv_u64(o, "f_flags", f->f_flags);
+		json_key(o, "fs");
+		text_str(o, f->fs, strlen(f->fs));
+		json_kv_u64(o, "mode", f->mode);
+		json_kv_bool(o, "deleted", f->deleted);
+		json_kv_bool(o, "anonymous", f->anonymous);
+		json_kv_bool(o, "path_truncated", f->path_truncated);
+		json_kv_u64(o, "requests", g->requests);
+		json_kv_u64(o, "complete", g->complete);
+		json_kv_u64(o, "errors", g->errors);
+		json_kv_u64(o, "bytes_read", g->bytes_read);
+		json_kv_u64(o, "bytes_written", g->bytes_written);
+		json_kv_u64(o, "latency_total_ns", g->latency_total_ns);
+		latency(o, "latency_ns", &g->latency);
+		json_key(o, "paths");
+		json_obj_begin(o);
+		for (unsigned p = 0; p < PATH_COUNT; p++)
+			json_kv_u64(o, path_name(p), g->paths[p]);
+		json_obj_end(o);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+	free(v);
+}
+
 static void errors_anomalies(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
@@ -450,6 +499,7 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);
+	files(j, &out);
 	errors_anomalies(j, &out, t);
 	json_obj_end(&out);
 	text = json_out_steal(&out, &len);

@@ -271,6 +271,52 @@ static void print_reasons(struct report_output *s)
 	}
 }
 
+#define FILES_SHOWN 10
+
+static void print_file_rows(struct report_output *s, const struct file_agg **v, size_t n)
+{
+	FILE *f = s->f;
+	char b[3][24], fl[64], p[512];
+
+	fprintf(f, "%4s %-8s %9s %8s %8s %8s %12s %12s %-10s %s\n", "file", "type", "requests",
+		"total", "p50", "p99", "read", "written", "flags", "path");
+	for (size_t i = 0; i < n && i < FILES_SHOWN; i++) {
+		const struct file_agg *g = v[i];
+
+		format_file_flags(fl, sizeof(fl), g->file->f_flags, s->meta.machine);
+		fprintf(f, "%4u %-8s %9" PRIu64 " %8s %8s %8s %12" PRIu64 " %12" PRIu64 " %-10s %s\n",
+			g->file->number, file_type_name(g->file->type), g->requests,
+			fmt_dur(g->latency_total_ns, b[0], 24),
+			fmt_dur(hist_percentile(&g->latency, 50), b[1], 24),
+			fmt_dur(hist_percentile(&g->latency, 99), b[2], 24), g->bytes_read,
+			g->bytes_written, fl[0] ? fl : "-", clean(g->file->path, p, sizeof(p)));
+	}
+	if (n > FILES_SHOWN)
+		fprintf(f, "     (%zu more files: files.csv)\n", n - FILES_SHOWN);
+}
+
+/* The files most requests worked on, and the ones they waited longest on. */
+static void print_files(struct report_output *s)
+{
+	struct file_stats *fs = &s->rep.files;
+	const struct file_agg **v;
+	size_t n;
+
+	v = file_stats_sorted(fs, FILE_BY_REQUESTS, &n);
+	if (!v)
+		return;
+	fprintf(s->f, "\nPer file: top %d by requests (latency: complete requests)\n",
+		FILES_SHOWN);
+	print_file_rows(s, v, n);
+	free(v);
+	v = file_stats_sorted(fs, FILE_BY_LATENCY, &n);
+	if (!v)
+		return;
+	fprintf(s->f, "\nPer file: top %d by total latency\n", FILES_SHOWN);
+	print_file_rows(s, v, n);
+	free(v);
+}
+
 static void print_procs(struct report_output *s)
 {
 	const struct report *r = &s->rep;
@@ -507,6 +553,7 @@ static int s_render(struct report_output *s, const struct output_totals *t, char
 	print_paths(s);
 	print_cq_wait(s);
 	print_reasons(s);
+	print_files(s);
 	print_procs(s);
 	print_iowq(s);
 	print_errors(s);

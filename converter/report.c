@@ -96,12 +96,14 @@ void report_init(struct report *r, const struct output_meta *meta)
 	hmap_init(&r->procs);
 	hmap_init(&r->errs);
 	hmap_init(&r->comms);
+	file_stats_init(&r->files);
 }
 
 void report_free(struct report *r)
 {
 	struct hmap_slot *s;
 
+	file_stats_free(&r->files);
 	for (unsigned i = 0; i < 256; i++)
 		hist_free(&r->ops[i].latency);
 	for (unsigned i = 0; i < PATH_COUNT; i++)
@@ -216,6 +218,9 @@ void report_request(struct report *r, const struct model_request *q)
 
 	r->requests++;
 	r->by_status[q->status]++;
+	file_stats_add(&r->files, q);
+	if (r->files.oom)
+		r->oom = true;
 	if (q->status == REQ_INCOMPLETE && (unsigned)q->incomplete_reason < 4)
 		r->by_reason[q->incomplete_reason]++;
 	if (q->modifiers & REQM_LINK_CANCELLED)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file_stats.h"
 #include "hmap.h"
 #include "output.h"
 #include "stats.h"
@@ -89,6 +90,7 @@ struct report {
 	 * recorded_known false when the log does not say. */
 	char recorded[512];
 	bool recorded_known;
+	struct file_stats files;	/* per file (file_stats.c) */
 	bool oom;
 };
 

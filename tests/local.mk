@@ -115,7 +115,7 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 	tests/golden/convert_v1/syscalls.csv tests/golden/convert_v1/events.csv \
 	tests/golden/convert_v1/losses.csv tests/golden/convert_v1/loss_counters.csv \
 	tests/golden/convert_v1/tasks.csv tests/golden/convert_v1/rings.csv \
-	tests/golden/convert_v1/counters.csv
+	tests/golden/convert_v1/counters.csv tests/golden/convert_v1/files.csv
 # --- end uring-convert ----------------------------------------------------
 
 # --- uring-convert --format=fxt -------------------------------------------

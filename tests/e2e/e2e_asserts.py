@@ -297,6 +297,62 @@ def check_requests(c):
     c.check(joined >= 2 * len(mine), f"only {joined} events joined to {len(mine)} requests")
 
 
+def check_files(c):
+    """Every request the workload tagged with a file names exactly that
+    file in requests.csv: the path /proc/self/fd shows, type, dev and ino
+    as fstat() gave them, the open flags, whether the request reached it by
+    fd or as a fixed file; files.csv and the JSON count its requests."""
+    by_ud = {int(r["user_data"]): r for r in c.mine("requests")}
+    files_csv = c.table("files")
+    files_json = c.summary.get("files", [])
+    checked = both = 0
+    for d in c.docs:
+        files = d.get("files", [])
+        tagged = defaultdict(int)
+        ways = defaultdict(set)
+        for q in d.get("request_list", []):
+            if "file" not in q:
+                continue
+            f = files[q["file"]]
+            r = by_ud.get(q["user_data"])
+            if r is None:
+                continue        # check_requests reports it
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            c.eq(f"{what}: file_path", r["file_path"], f["path"])
+            c.eq(f"{what}: file_type", r["file_type"], f["type"])
+            c.eq(f"{what}: file_dev", r["file_dev"], f["dev"])
+            c.eq(f"{what}: file_ino", r["file_ino"], str(f["ino"]))
+            c.eq(f"{what}: file_flags", r["file_flags"], f["flags"] or "none")
+            c.check(r["file_fs"] != "", f"{what}: no file_fs")
+            tagged[q["file"]] += 1
+            fixed = "FIXED_FILE" in names(q["sqe_flags_names"])
+            ways[q["file"]].add(("fixed" if fixed else "fd", r["file_path"]))
+            checked += 1
+        for i, f in enumerate(files):
+            name = f"{d['scenario']}: file {f['name']} ({f['path']})"
+            # reached both ways: one path, the same file
+            kinds = {k for k, _ in ways[i]}
+            if len(kinds) == 2:
+                both += 1
+                c.eq(f"{name}: paths by fd and as fixed file", len({p for _, p in ways[i]}), 1)
+            # by path too: a file system reuses the inode of a file gone
+            rows = [x for x in files_csv if x["dev"] == f["dev"] and x["ino"] == str(f["ino"])
+                    and x["path"] == f["path"]]
+            c.eq(f"{name}: rows in files.csv", len(rows), 1 if tagged[i] else 0)
+            if rows:
+                c.eq(f"{name}: files.csv type", rows[0]["type"], f["type"])
+                c.eq(f"{name}: files.csv requests", int(rows[0]["requests"]), tagged[i])
+                j = [x for x in files_json if x["dev"] == f["dev"] and x["ino"] == f["ino"]
+                     and x["path"] == f["path"]]
+                c.eq(f"{name}: JSON requests", [x["requests"] for x in j], [tagged[i]])
+    if any(d.get("files") for d in c.docs):
+        c.check(checked > 0, "no request tagged with a file was checked")
+        # demo reaches its scratch file both ways
+        if any(d["scenario"] == "demo" for d in c.docs):
+            c.check(both > 0, "no file was reached both by fd and as a fixed file")
+        c.notes.append(f"{checked} file identities checked")
+
+
 def check_path(c, what, q, r, ring):
     paths = set(q.get("paths", []))
     mods = names(r["modifiers"])
@@ -915,6 +971,7 @@ def check_all(c):
         return
     check_tasks(c)
     check_requests(c)
+    check_files(c)
     if c.meta["syscall_tracking"] == "none":
         c.eq("syscalls recorded without syscall hooks", len(c.table("syscalls")), 0)
         c.notes.append("syscalls not recorded")
