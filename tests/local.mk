@@ -105,6 +105,12 @@ tests_check_convert_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -
 tests_check_convert_output_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_output_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_output
+check_PROGRAMS += tests/check_convert_fio
+tests_check_convert_fio_SOURCES = tests/check_convert_fio.c
+tests_check_convert_fio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_fio_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_fio
 endif
 TESTS += tests/convert_pandas.sh
 # uring-convert against real recordings of the ground-truth workload: the
