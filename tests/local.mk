@@ -111,6 +111,13 @@ tests_check_convert_fio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(
 tests_check_convert_fio_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_fio
+# tests/check_replay: uring-replay's plan (replay/plan.c) from synthetic logs.
+check_PROGRAMS += tests/check_replay
+tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h
+tests_check_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/replay -I$(top_srcdir)/tests
+tests_check_replay_CFLAGS = $(TEST_CFLAGS)
+tests_check_replay_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_replay
 endif
 TESTS += tests/convert_pandas.sh
 # uring-convert against real recordings of the ground-truth workload: the
