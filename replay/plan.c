@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-#include <linux/io_uring.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "options.h"
 #include "output.h"
 #include "plan.h"
+#include "uring.h"
 
 /* The recorded opcode's name (the log's own table) -> the host's opcode. */
 static const struct { const char *name; enum plan_op op; uint8_t host; } ops[] = {

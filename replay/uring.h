@@ -11,6 +11,27 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Flags newer than the oldest uapi headers this builds with (5.15's):
+ * the kernel's values, which never change. */
+#ifndef IORING_SETUP_SUBMIT_ALL
+#define IORING_SETUP_SUBMIT_ALL		(1U << 7)	/* 5.18 */
+#endif
+#ifndef IORING_SETUP_COOP_TASKRUN
+#define IORING_SETUP_COOP_TASKRUN	(1U << 8)	/* 5.19 */
+#endif
+#ifndef IORING_SETUP_TASKRUN_FLAG
+#define IORING_SETUP_TASKRUN_FLAG	(1U << 9)	/* 5.19 */
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER	(1U << 12)	/* 6.0 */
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN	(1U << 13)	/* 6.1 */
+#endif
+#ifndef IOSQE_CQE_SKIP_SUCCESS
+#define IOSQE_CQE_SKIP_SUCCESS		(1U << 6)	/* 5.17 */
+#endif
+
 struct uring {
 	int fd;
 	struct io_uring_params p;

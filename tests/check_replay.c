@@ -6,11 +6,11 @@
  * their extents; registered-file tables.  No root: nothing is run.
  */
 #include <check.h>
-#include <linux/io_uring.h>
 #include <string.h>
 
 #include "convert_test.h"
 #include "plan.h"
+#include "uring.h"
 #include "test_util.h"
 
 #define US 1000ull
