@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +62,30 @@ struct args {
 	bool dry_run;
 };
 
+/* One error line (argp_error would add a second, "Try --help"). */
+static error_t bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static error_t bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uring-replay: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see uring-replay --help)\n", stderr);
+	return EINVAL;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 	char *end;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->err_stream = NULL;
+		break;
 	case 'C':
 		a->run.scratch = arg;
 		break;
@@ -80,10 +99,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		char **m;
 
 		if (!strchr(arg, '=') || *arg == '=' || !strchr(arg, '=')[1])
-			argp_error(state, "--map %s: give NAME=PATH", arg);
+			return bad("--map %s: give NAME=PATH", arg);
 		m = realloc(a->run.maps, (a->run.nmaps + 1) * sizeof(*m));
 		if (!m)
-			argp_failure(state, 1, ENOMEM, "--map");
+			return bad("--map: out of memory");
 		a->run.maps = m;
 		a->run.maps[a->run.nmaps++] = arg;
 		break;
@@ -95,7 +114,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		errno = 0;
 		a->run.speed = strtod(arg, &end);
 		if (errno || *end || !(a->run.speed > 0) || a->run.speed > 1e6)
-			argp_error(state, "--speed %s: give a factor above 0", arg);
+			return bad("--speed %s: give a factor above 0", arg);
 		break;
 	case OPT_NO_STALL:
 		a->run.no_stall = true;
@@ -111,12 +130,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case ARGP_KEY_ARG:
 		if (a->run.log)
-			argp_error(state, "one LOG at a time");
+			return bad("one LOG at a time (got '%s' and '%s')", a->run.log, arg);
 		a->run.log = arg;
 		break;
 	case ARGP_KEY_END:
 		if (!a->run.log)
-			argp_error(state, "no LOG given");
+			return bad("no LOG given");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -457,6 +457,34 @@ oom:
 	return -1;
 }
 
+/*
+ * convert_into() with its messages (about the log: damage, losses) said
+ * as this program's.
+ */
+static int read_log(const struct options *o, struct output *out)
+{
+	static const char prefix[] = "uring-convert: ";
+	char *text = NULL, *line, *next;
+	size_t len = 0;
+	FILE *errf = open_memstream(&text, &len);
+	int ret;
+
+	if (!errf)
+		return convert_into(o, out, stderr);
+	ret = convert_into(o, out, errf);
+	fclose(errf);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, prefix, sizeof(prefix) - 1))
+			line += sizeof(prefix) - 1;
+		fprintf(stderr, "uring-replay: %s\n", line);
+	}
+	free(text);
+	return ret;
+}
+
 int plan_read(struct plan *p, const char *log, bool quiet)
 {
 	struct plan_out po = { .base.ops = &plan_ops, .p = p };
@@ -465,7 +493,7 @@ int plan_read(struct plan *p, const char *log, bool quiet)
 
 	memset(p, 0, sizeof(*p));
 	hmap_init(&po.target_map);
-	if (convert_into(&o, &po.base, stderr))
+	if (read_log(&o, &po.base))
 		goto out;
 	/* Requests come in order of completion: submission order it is. */
 	qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
