@@ -175,6 +175,7 @@ static void plan_request_cb(struct output *o, const struct model_request *r)
 	q->buf_index = r->buf_index;
 	q->op_flags = r->op_flags;
 	q->len = r->len;
+	q->fd = r->fd;
 	q->off = r->off;
 	q->submit_ts = r->submit_ts;
 	q->complete_ts = r->complete_ts;
@@ -316,9 +317,8 @@ static void plan_sizes(struct plan *p)
 				p->targets[q->target].extent = q->off + bytes;
 		}
 		if (q->target != UINT32_MAX && (q->sqe_flags & IOSQE_FIXED_FILE) &&
-		    p->targets[q->target].key.fd >= 0 &&
-		    (uint32_t)p->targets[q->target].key.fd + 1 > r->max_fixed_file)
-			r->max_fixed_file = (uint32_t)p->targets[q->target].key.fd + 1;
+		    q->fd >= 0 && (uint32_t)q->fd + 1 > r->max_fixed_file)
+			r->max_fixed_file = (uint32_t)q->fd + 1;
 		if (q->op == POP_RW_FIXED) {
 			if ((uint32_t)q->buf_index + 1 > r->max_buf_index)
 				r->max_buf_index = (uint32_t)q->buf_index + 1;

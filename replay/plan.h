@@ -29,6 +29,9 @@ struct plan_req {
 	uint8_t opcode, host_opcode, sqe_flags;
 	uint16_t ioprio, buf_index;
 	uint32_t op_flags, len;
+	int32_t fd;			/* as recorded: with IOSQE_FIXED_FILE the
+					 * registered-file slot, kept whatever
+					 * identifies the file (replay_key.h) */
 	uint64_t off;
 	uint32_t bytes;			/* vectored: bytes in total */
 	uint32_t target;		/* index in plan.targets; UINT32_MAX none */

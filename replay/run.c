@@ -72,9 +72,15 @@ static int register_tables(struct run *x, struct rring *rr, const struct plan_ri
 			return -ENOMEM;
 		for (uint32_t i = 0; i < pr->max_fixed_file; i++)
 			fds[i] = -1;
-		for (size_t i = 0; i < p->ntargets; i++)
-			if (p->targets[i].key.ring == pr->number)
-				fds[p->targets[i].key.fd] = p->targets[i].fd;
+		/* Each slot holds the target of the requests that used it. */
+		for (size_t i = 0; i < p->nreqs; i++) {
+			const struct plan_req *q = &p->reqs[i];
+
+			if (!q->skip && q->ring == pr->number && q->target != UINT32_MAX &&
+			    (q->sqe_flags & IOSQE_FIXED_FILE) && q->fd >= 0 &&
+			    (uint32_t)q->fd < pr->max_fixed_file)
+				fds[q->fd] = p->targets[q->target].fd;
+		}
 		ret = uring_register(&rr->u, IORING_REGISTER_FILES, fds, pr->max_fixed_file);
 		free(fds);
 		if (ret < 0)
@@ -149,7 +155,7 @@ static void prep(struct run *x, struct io_uring_sqe *sqe, size_t idx, size_t pos
 	sqe->user_data = idx + 1;
 	sqe->fd = -1;		/* also a recorded negative fd: EBADF again */
 	if (t)
-		sqe->fd = (q->sqe_flags & IOSQE_FIXED_FILE) ? t->key.fd : t->fd;
+		sqe->fd = (q->sqe_flags & IOSQE_FIXED_FILE) ? q->fd : t->fd;
 	switch (q->op) {
 	case POP_NOP:
 		break;
