@@ -229,6 +229,8 @@ static bool output_is_log(const struct options *o, enum out_format fmt)
 {
 	if (!o->output)
 		return false;
+	if (fmt == FORMAT_FIO)
+		return false;	/* writes only NAME.iolog/.fio/.sh/.txt into a directory */
 	if (fmt != FORMAT_CSV)
 		return is_the_log(o->log_path, o->output);
 	for (int i = 0; i < CSV_NTABLES; i++) {
@@ -288,6 +290,13 @@ int convert_run(const struct options *o)
 			return 2;
 		}
 		out = output_csv_new(&cfg, err, sizeof(err));
+		break;
+	case FORMAT_FIO:
+		if (!o->output) {
+			fprintf(stderr, "uring-convert: --format=fio writes several files: give a directory with -o DIR\n");
+			return 2;
+		}
+		out = output_fio_new(&cfg, o->nrings > 0, err, sizeof(err));
 		break;
 	case FORMAT_FXT:
 		out = output_fxt_new(&cfg, o->lanes ? o->lanes : FXT_LANES_DEFAULT, err, sizeof(err));

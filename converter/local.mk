@@ -16,6 +16,7 @@ converter_libconvert_a_SOURCES = \
 	converter/out_buf.c converter/out_buf.h \
 	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
+	converter/output_fio.c converter/replay_key.c converter/replay_key.h \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
 	converter/fxt_plan.c converter/fxt_plan.h \
 	converter/filter.c converter/filter.h \

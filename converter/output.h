@@ -609,5 +609,9 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
  * (1..FXT_LANES_MAX, see fxt_layout.h); refuses a terminal as stdout. */
 struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
 			      char *err, size_t errlen);
+/* fio iologs and a job file in the directory cfg->path (output_fio.c):
+ * one iolog per process, or per ring when per_ring. */
+struct output *output_fio_new(const struct output_config *cfg, bool per_ring,
+			      char *err, size_t errlen);
 
 #endif

@@ -105,6 +105,19 @@ tests_check_convert_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -
 tests_check_convert_output_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_output_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_output
+check_PROGRAMS += tests/check_convert_fio
+tests_check_convert_fio_SOURCES = tests/check_convert_fio.c
+tests_check_convert_fio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_fio_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_fio
+# tests/check_replay: uring-replay's plan (replay/plan.c) from synthetic logs.
+check_PROGRAMS += tests/check_replay
+tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h
+tests_check_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/replay -I$(top_srcdir)/tests
+tests_check_replay_CFLAGS = $(TEST_CFLAGS)
+tests_check_replay_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_replay
 endif
 TESTS += tests/convert_pandas.sh
 # uring-convert against real recordings of the ground-truth workload: the
@@ -185,7 +198,8 @@ LIVE_RECORDER_TESTS = \
 	tests/live/staged.sh \
 	tests/live/exits.sh \
 	tests/live/selection_end.sh \
-	tests/live/self_cost.sh
+	tests/live/self_cost.sh \
+	tests/live/replay.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
@@ -193,7 +207,7 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
-	tests/live/self_cost.sh
+	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------
