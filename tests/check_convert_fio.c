@@ -191,6 +191,59 @@ START_TEST(test_fio_per_ring)
 }
 END_TEST
 
+/*
+ * A format 3.1 log names each request's file: a plain fd, another
+ * process's fd and a fixed file of the same inode are one target, named
+ * after its path; a pipe stays its descriptor.
+ */
+START_TEST(test_fio_file_identity)
+{
+	const uint64_t data = 0xf11e0001ull, data2 = 0xf11e0002ull, pipe = 0xf11e0003ull;
+	const uint32_t dev = 8u << 20 | 1;
+	struct scen sc;
+	char *dir;
+
+	scen_open(&sc, "fio31.log");
+	ev_task(&sc, T0, 100, 100, "db", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, 200, 200, "idx", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 100, 100, 0xa, 4, 0);
+	ev_create(&sc, T0 + 1 * US, 200, 200, 0xc, 4, 0);
+	ev_file(&sc, T0 + 2 * US, data, dev, 77, 0, 1, 0100644, "ext4", "my db.dat\0srv\0", 14,
+		2, 0);
+	ev_file(&sc, T0 + 2 * US, data2, dev, 77, 0, 1, 0100644, "ext4", "my db.dat\0srv\0", 14,
+		2, 0);
+	ev_file(&sc, T0 + 2 * US, pipe, 15, 9, 0, 1, 010600, "pipefs", "\0", 1, 1,
+		EV_PATH_DETACHED);
+	submit(&sc, T0 + 10 * US, 100, 0xa, 1, OP_READ, 5, 0, 4096, 0, 0);
+	ev_complete_file(&sc, T0 + 11 * US, 100, 100, 0xa, 1, 1, 4096, data);
+	submit(&sc, T0 + 12 * US, 100, 0xa, 2, OP_WRITE, 3, 8192, 4096, 0, 1 /* fixed */);
+	ev_complete_file(&sc, T0 + 13 * US, 100, 100, 0xa, 2, 2, 4096, data);
+	submit(&sc, T0 + 14 * US, 100, 0xa, 3, OP_READ, 7, 0, 16, 0, 0);
+	ev_complete_file(&sc, T0 + 15 * US, 100, 100, 0xa, 3, 3, 16, pipe);
+	submit(&sc, T0 + 20 * US, 200, 0xc, 4, OP_READ, 9, 16384, 512, 0, 0);
+	ev_complete_file(&sc, T0 + 21 * US, 200, 200, 0xc, 4, 4, 512, data2);
+	scen_finish(&sc);
+	dir = test_path(sc.dir, "fio");
+	convert_fio(&sc, dir, false, false);
+	assert_file(dir, "p100.iolog",
+		    "fio version 3 iolog\n"
+		    "1000010 targets/my_db.dat-d8.1-i77 add\n"
+		    "1000010 targets/p100-fd7 add\n"
+		    "1000010 targets/my_db.dat-d8.1-i77 open\n"
+		    "1000010 targets/p100-fd7 open\n"
+		    "1000010 targets/my_db.dat-d8.1-i77 read 0 4096\n"
+		    "1000012 targets/my_db.dat-d8.1-i77 write 8192 4096\n"
+		    "1000014 targets/p100-fd7 read 0 16\n"
+		    "1000014 targets/my_db.dat-d8.1-i77 close\n"
+		    "1000014 targets/p100-fd7 close\n");
+	assert_has(dir, "p200.iolog", "targets/my_db.dat-d8.1-i77 read 16384 512\n");
+	assert_has(dir, "make-targets.sh", "make my_db.dat-d8.1-i77 16896\n");
+	assert_has(dir, "README.txt", "/srv/my db.dat (device 8:1, inode 77)");
+	free(dir);
+	scen_free(&sc);
+}
+END_TEST
+
 /* An existing output is not overwritten without --force. */
 START_TEST(test_fio_refuses_overwrite)
 {
@@ -227,6 +280,7 @@ static Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_per_process);
 	tcase_add_test(tc, test_fio_per_ring);
 	tcase_add_test(tc, test_fio_refuses_overwrite);
+	tcase_add_test(tc, test_fio_file_identity);
 	suite_add_tcase(s, tc);
 	return s;
 }
