@@ -61,6 +61,8 @@ enum {
 	OPT_RUN_AS_ROOT,
 	OPT_KEEP_RECORDING,
 	OPT_USAGE,
+	OPT_SAMPLE,
+	OPT_SAMPLE_SYSCALLS,
 };
 
 static const struct argp_option options[] = {
@@ -101,6 +103,12 @@ static const struct argp_option options[] = {
 	  "fentry, tracepoint, raw or none (default: auto)", 4 },
 	{ "raw-pointers", OPT_RAW_POINTERS, NULL, 0, "Keep kernel addresses in the log "
 	  "instead of opaque identifiers", 4 },
+
+	{ NULL, 0, NULL, 0, "Sampling (default: every request):", 6 },
+	{ "sample", OPT_SAMPLE, "N", 0, "Record 1 request in N, chosen at random at "
+	  "submission, with all its events and its whole link", 6 },
+	{ "sample-syscalls", OPT_SAMPLE_SYSCALLS, NULL, 0, "With --sample: record 1 "
+	  "io_uring_enter call in N too (default: every syscall)", 6 },
 
 	{ NULL, 0, NULL, 0, "Messages:", 5 },
 	{ "quiet", 'q', NULL, 0, "No status line, warnings or summary (losses are still "
@@ -241,6 +249,10 @@ static int check_env(struct env *env)
 		msg_error("--run-as-root: there is no COMMAND to run");
 		return EINVAL;
 	}
+	if (env->sample_syscalls && env->sample <= 1) {
+		msg_error("--sample-syscalls: give --sample=N with N of 2 or more");
+		return EINVAL;
+	}
 	if (env->command)
 		env->follow = true;
 	return 0;
@@ -331,6 +343,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_RUN_AS_ROOT:
 		env->run_as_root = true;
+		return 0;
+	case OPT_SAMPLE:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 1 || v > ENV_MAX_SAMPLE)
+			return bad("--sample", arg, "must be a whole number from 1 to 1048576");
+		env->sample = (uint32_t)v;
+		return 0;
+	case OPT_SAMPLE_SYSCALLS:
+		env->sample_syscalls = true;
 		return 0;
 	case 'q':
 		env->verbosity = -1;

@@ -258,6 +258,8 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
 	skel->rodata->stage_flush_bytes = stage_flush_bytes(r->env.ring_size);
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
+	skel->rodata->sample_every = env->sample > 1 ? env->sample : 0;
+	skel->rodata->sample_syscalls = env->sample_syscalls;
 	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
 		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
