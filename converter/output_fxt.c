@@ -499,7 +499,7 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 	add(&v, fxt_arg_u32("cpus", meta->ncpus));
 	add(&v, fxt_arg_str("recording_id", rid));
 	{
-		char lb[4096];
+		char lb[4096], sb[64];
 
 		add(&v, fxt_arg_str("log", utf8_clean(base, strlen(base), lb, sizeof(lb))));
 		add(&v, fxt_arg_u32("log_format_major", meta->info->major));
@@ -508,6 +508,13 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 				    meta->io_wq_tracking : "unknown"));
 		add(&v, fxt_arg_str("selection", *meta->selection ? meta->selection : "everything"));
 		add(&v, fxt_arg_u32("max_lanes_per_ring", x->max_lanes));
+		/* uring-record --sample: the requests shown are 1 in N (one
+		 * argument: this instant has FXT_MAX_ARGS with it) */
+		if (meta->sample_requests > 1) {
+			snprintf(sb, sizeof(sb), "1 request in %u, %s", meta->sample_requests,
+				 meta->sample_syscalls > 1 ? "1 io_uring_enter in N" : "every syscall");
+			add(&v, fxt_arg_str("sampled", sb));
+		}
 		fxt_instant(x->w, 0, recording_thread(), CAT_META, "recording", v.a, v.n);
 	}
 	if (fxt_writer_error(x->w)) {

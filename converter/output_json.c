@@ -70,6 +70,41 @@ static void latency(struct json_out *o, const char *key, const struct hist *h)
 	json_obj_end(o);
 }
 
+/*
+ * Sampled recordings (uring-record --sample): the request counts stay the
+ * counts of sampled requests; each main one gets an "estimated_" sibling,
+ * the count times the rate.  Unsampled recordings have none of these keys.
+ */
+static bool sampled(const struct report_output *j)
+{
+	return j->meta.sample_requests > 1;
+}
+
+static void kv_estimate(const struct report_output *j, struct json_out *o, const char *key,
+			uint64_t n)
+{
+	char k[64];
+
+	if (!sampled(j))
+		return;
+	snprintf(k, sizeof(k), "estimated_%s", key);
+	json_kv_u64(o, k, n * j->meta.sample_requests);
+}
+
+static void sampling(struct report_output *j, struct json_out *o, const struct output_totals *t)
+{
+	if (!sampled(j))
+		return;
+	json_key(o, "sampling");
+	json_obj_begin(o);
+	json_kv_u64(o, "requests_one_in", j->meta.sample_requests);
+	json_kv_u64(o, "syscalls_one_in", j->meta.sample_syscalls);
+	json_kv_bool(o, "counts_estimated", true);
+	json_kv_str(o, "latency", "over the sampled requests");
+	json_kv_u64(o, "events_of_requests_not_sampled", t->sampled_away_events);
+	json_obj_end(o);
+}
+
 static void recording(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct output_meta *m = &j->meta;
@@ -183,6 +218,7 @@ static void requests(struct report_output *j, struct json_out *o)
 	json_key(o, "requests");
 	json_obj_begin(o);
 	json_kv_u64(o, "total", r->requests);
+	kv_estimate(j, o, "total", r->requests);
 	for (unsigned s = 0; s < REQ_STATUS_COUNT; s++)
 		json_kv_u64(o, status_name(s), r->by_status[s]);
 	json_key(o, "incomplete_reasons");
@@ -204,9 +240,11 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "opcode", names_opcode(j->meta.names, op, name));
 		json_kv_u64(o, "opcode_number", op);
 		json_kv_u64(o, "count", s->count);
+		kv_estimate(j, o, "count", s->count);
 		for (unsigned st = 0; st < REQ_STATUS_COUNT; st++)
 			json_kv_u64(o, status_name(st), s->by_status[st]);
 		json_kv_u64(o, "errors", s->errors);
+		kv_estimate(j, o, "errors", s->errors);
 		latency(o, "latency_ns", &s->latency);
 		json_key(o, "paths");
 		json_obj_begin(o);
@@ -255,6 +293,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "comm");
 		comm_str(o, report_comm(r, p->pid));
 		json_kv_u64(o, "requests", p->requests);
+		kv_estimate(j, o, "requests", p->requests);
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
@@ -296,6 +335,7 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "cq_entries", rs->ring->cq_entries);
 		json_kv_u64(o, "sqpoll_tid", rs->ring->sqpoll_tid);
 		json_kv_u64(o, "requests", rs->requests);
+		kv_estimate(j, o, "requests", rs->requests);
 		json_kv_u64(o, "complete", rs->complete);
 		latency(o, "latency_ns", &rs->latency);
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
@@ -394,6 +434,7 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	json_obj_begin(&out);
 	json_kv_str(&out, "schema", JSON_SCHEMA);
 	recording(j, &out, t);
+	sampling(j, &out, t);
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);
