@@ -1166,6 +1166,9 @@ int main(int argc, char **argv)
 	status_init(&r.status, isatty(STDERR_FILENO) && r.env.verbosity >= 0, r.start_mono);
 	msg_info("recording io_uring events into %s%s", r.env.output,
 		 r.have_cmd ? "" : "; press Ctrl-C to stop");
+	if (r.env.sample > 1)
+		msg_info("sampling: 1 request in %u, %s", r.env.sample,
+			 r.env.sample_syscalls ? "1 io_uring_enter call in N" : "every syscall");
 	if (r.have_cmd) {
 		ret = command_release(&r.cmd, err, sizeof(err));
 		r.cmd_released = true;
