@@ -71,24 +71,30 @@ static void latency(struct json_out *o, const char *key, const struct hist *h)
 }
 
 /*
- * Sampled recordings (uring-record --sample): the request counts stay the
- * counts of sampled requests; each main one gets an "estimated_" sibling,
- * the count times the rate.  Unsampled recordings have none of these keys.
+ * Sampled recordings (uring-record --sample): the counts stay the counts of
+ * what was recorded; each main one gets an "estimated_" sibling, the count
+ * times the rate (requests_one_in for requests, syscalls_one_in for
+ * io_uring_enter calls, both for requests submitted inside those calls).
+ * Unsampled recordings have none of these keys.
  */
 static bool sampled(const struct report_output *j)
 {
 	return j->meta.sample_requests > 1;
 }
 
+enum estimate_of { EST_REQUESTS, EST_ENTERS, EST_SUBMITTED };
+
 static void kv_estimate(const struct report_output *j, struct json_out *o, const char *key,
-			uint64_t n)
+			uint64_t n, enum estimate_of what)
 {
+	uint64_t req = j->meta.sample_requests, sys = j->meta.sample_syscalls > 1 ?
+		       j->meta.sample_syscalls : 1;
 	char k[64];
 
 	if (!sampled(j))
 		return;
 	snprintf(k, sizeof(k), "estimated_%s", key);
-	json_kv_u64(o, k, n * j->meta.sample_requests);
+	json_kv_u64(o, k, n * (what == EST_REQUESTS ? req : what == EST_ENTERS ? sys : req * sys));
 }
 
 static void sampling(struct report_output *j, struct json_out *o, const struct output_totals *t)
@@ -218,7 +224,7 @@ static void requests(struct report_output *j, struct json_out *o)
 	json_key(o, "requests");
 	json_obj_begin(o);
 	json_kv_u64(o, "total", r->requests);
-	kv_estimate(j, o, "total", r->requests);
+	kv_estimate(j, o, "total", r->requests, EST_REQUESTS);
 	for (unsigned s = 0; s < REQ_STATUS_COUNT; s++)
 		json_kv_u64(o, status_name(s), r->by_status[s]);
 	json_key(o, "incomplete_reasons");
@@ -240,11 +246,11 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "opcode", names_opcode(j->meta.names, op, name));
 		json_kv_u64(o, "opcode_number", op);
 		json_kv_u64(o, "count", s->count);
-		kv_estimate(j, o, "count", s->count);
+		kv_estimate(j, o, "count", s->count, EST_REQUESTS);
 		for (unsigned st = 0; st < REQ_STATUS_COUNT; st++)
 			json_kv_u64(o, status_name(st), s->by_status[st]);
 		json_kv_u64(o, "errors", s->errors);
-		kv_estimate(j, o, "errors", s->errors);
+		kv_estimate(j, o, "errors", s->errors, EST_REQUESTS);
 		latency(o, "latency_ns", &s->latency);
 		json_key(o, "paths");
 		json_obj_begin(o);
@@ -293,10 +299,12 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "comm");
 		comm_str(o, report_comm(r, p->pid));
 		json_kv_u64(o, "requests", p->requests);
-		kv_estimate(j, o, "requests", p->requests);
+		kv_estimate(j, o, "requests", p->requests, EST_REQUESTS);
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
+		kv_estimate(j, o, "enters", p->enters + p->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
+		kv_estimate(j, o, "submitted", p->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", p->sqpoll_submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
@@ -335,12 +343,14 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "cq_entries", rs->ring->cq_entries);
 		json_kv_u64(o, "sqpoll_tid", rs->ring->sqpoll_tid);
 		json_kv_u64(o, "requests", rs->requests);
-		kv_estimate(j, o, "requests", rs->requests);
+		kv_estimate(j, o, "requests", rs->requests, EST_REQUESTS);
 		json_kv_u64(o, "complete", rs->complete);
 		latency(o, "latency_ns", &rs->latency);
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
+		kv_estimate(j, o, "enters", rs->enters + rs->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
+		kv_estimate(j, o, "submitted", rs->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", rs->sqpoll_submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);

@@ -74,41 +74,49 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
-/*
- * A count of requests (or, with syscalls true, of io_uring_enter calls): in
- * a sampled recording, the sampled count times the rate, marked "~" as the
- * estimate it is.
- */
-static const char *count_of(const struct report_output *s, uint64_t n, bool syscalls,
-			    char *buf, size_t len)
-{
-	uint32_t k = syscalls ? s->meta.sample_syscalls : s->meta.sample_requests;
-
-	if (k > 1)
-		snprintf(buf, len, "~%" PRIu64, n * k);
-	else
-		snprintf(buf, len, "%" PRIu64, n);
-	return buf;
-}
-
 /* Requests per sampled request: the sampling rate, 1 when not sampled. */
 static uint64_t req_scale(const struct report_output *s)
 {
 	return s->meta.sample_requests > 1 ? s->meta.sample_requests : 1;
 }
 
-#define REQS(s, n, buf) count_of((s), (n), false, (buf), sizeof(buf))
-#define ENTERS(s, n, buf) count_of((s), (n), true, (buf), sizeof(buf))
+/* io_uring_enter calls per sampled call (--sample-syscalls), 1 when not sampled. */
+static uint64_t sys_scale(const struct report_output *s)
+{
+	return s->meta.sample_syscalls > 1 ? s->meta.sample_syscalls : 1;
+}
+
+/*
+ * A count n of sampled things, 1 in scale of them recorded: the estimate
+ * n * scale, marked "~", or n itself when nothing was sampled away.
+ */
+static const char *count_of(uint64_t n, uint64_t scale, char *buf, size_t len)
+{
+	if (scale > 1)
+		snprintf(buf, len, "~%" PRIu64, n * scale);
+	else
+		snprintf(buf, len, "%" PRIu64, n);
+	return buf;
+}
+
+/* Requests; io_uring_enter calls; requests submitted inside those calls. */
+#define REQS(s, n, buf) count_of((n), req_scale(s), (buf), sizeof(buf))
+#define ENTERS(s, n, buf) count_of((n), sys_scale(s), (buf), sizeof(buf))
+#define SUBMITTED(s, n, buf) count_of((n), req_scale(s) * sys_scale(s), (buf), sizeof(buf))
 
 static void print_sampling(struct report_output *s, const struct output_totals *t)
 {
 	const struct output_meta *m = &s->meta;
+	char sys[64] = "";
 
 	if (m->sample_requests <= 1)
 		return;
-	fprintf(s->f, "  sampled    1 request in %u%s: counts marked ~ are estimates (sampled x %u), latencies are over the %" PRIu64 " sampled requests; %" PRIu64 " events of requests not sampled ignored\n",
-		m->sample_requests, m->sample_syscalls > 1 ? " and 1 io_uring_enter call in N" : "",
-		m->sample_requests, t->requests, t->sampled_away_events);
+	if (m->sample_syscalls > 1)
+		snprintf(sys, sizeof(sys), " and 1 io_uring_enter call in %u", m->sample_syscalls);
+	fprintf(s->f, "  sampled    1 request in %u%s: counts marked ~ are estimates (sampled x rate), latencies are over the %" PRIu64 " sampled requests%s; %" PRIu64 " events of requests not sampled ignored\n",
+		m->sample_requests, sys, t->requests,
+		m->sample_syscalls > 1 ? ", times in enter over the sampled calls" : "",
+		t->sampled_away_events);
 }
 
 static void print_header(struct report_output *s, const struct output_totals *t)
@@ -313,7 +321,7 @@ static void print_procs(struct report_output *s)
 			fprintf(f, "%8u %-16s %9s %9s %9s %9s %9s %10s %10s %10s\n",
 				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)),
 				REQS(s, p->requests, k[0]), ENTERS(s, p->enters + p->enters_lossy, k[1]),
-				REQS(s, p->submitted, k[2]), REQS(s, p->sqpoll_submitted, k[3]),
+				SUBMITTED(s, p->submitted, k[2]), REQS(s, p->sqpoll_submitted, k[3]),
 				per_enter(p->submitted * req_scale(s), p->enters, p->sqpoll_submitted, b[3], 24),
 				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
 				fmt_dur(p->wait_ns, b[2], 24));

@@ -1294,7 +1294,7 @@ START_TEST(test_sampled_counts)
 			 "\"sampling\":{\"requests_one_in\":10,\"syscalls_one_in\":1}");
 	scen_summaries(&sc, &json, &summary);
 	ck_assert_msg(strstr(summary, "\n  sampled    1 request in 10: counts marked ~ are "
-			     "estimates (sampled x 10), latencies are over the 2 sampled "
+			     "estimates (sampled x rate), latencies are over the 2 sampled "
 			     "requests; 4 events of requests not sampled ignored\n"), "%s", summary);
 	ck_assert_msg(strstr(summary, "\nRequests: ~20 (complete ~20, in flight at start ~0,"),
 		      "%s", summary);
@@ -1318,6 +1318,44 @@ START_TEST(test_sampled_counts)
 	ck_assert_msg(strstr(summary, "\nRequests: 3 (complete 2, in flight at start 1,"),
 		      "%s", summary);
 	ck_assert_msg(!strstr(json, "sampling") && !strstr(json, "estimated"), "%s", json);
+	free(json);
+	free(summary);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * --sample-syscalls (syscalls_one_in 4): io_uring_enter counts are
+ * estimates too (x 4), requests submitted inside them x 40, req/enter is
+ * the sampled requests x 10 per sampled enter.
+ */
+START_TEST(test_sampled_syscalls)
+{
+	struct synth_options opt = {
+		.extra_meta = "\"sampling\":{\"requests_one_in\":10,\"syscalls_one_in\":4}",
+	};
+	struct scen sc;
+	char *json, *summary;
+
+	scen_open_opts(&sc, "sampled_sys.log", &opt);
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, 10, 10, RING, 3, 8, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, 10, 10, RING, 1, 0, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, 10, 10, RING, 1, 1, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING, 8);
+	scen_finish(&sc);
+	scen_summaries(&sc, &json, &summary);
+	ck_assert_msg(strstr(summary, "  sampled    1 request in 10 and 1 io_uring_enter call "
+			     "in 4: counts marked ~ are estimates (sampled x rate), latencies "
+			     "are over the 1 sampled requests, times in enter over the sampled "
+			     "calls; 0 events of requests not sampled ignored\n"), "%s", summary);
+	/* pid, comm, requests, enters, submitted, by sqpoll, req/enter */
+	ck_assert_msg(strstr(summary, "      10 app                    ~10        ~4       ~40"
+			     "        ~0     10.00 "), "%s", summary);
+	ck_assert_msg(strstr(json, "\"enters\": 1,\n      \"estimated_enters\": 4,"), "%s", json);
+	ck_assert_msg(strstr(json, "\"submitted\": 1,\n      \"estimated_submitted\": 40,"),
+		      "%s", json);
 	free(json);
 	free(summary);
 	scen_free(&sc);
@@ -1453,6 +1491,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_csv_ring_owner_and_kworker);
 	tcase_add_test(tc, test_sampled_counts);
 	tcase_add_test(tc, test_sampled_bad_rate);
+	tcase_add_test(tc, test_sampled_syscalls);
 	suite_add_tcase(s, tc);
 	return s;
 }
