@@ -197,6 +197,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	totals.stop = st->stop;
 	totals.stop_message = st->stop == LOG_STOP_END ? "" : st->stop_message;
 	totals.end_reason = st->end_reason;
+	totals.cost = &st->cost;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	convert_log_warnings(&c);
 	if (st->unknown_records && !o->quiet)

@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "convert_log.h"
 #include "model_names.h"
+#include "report.h"
 
 /*
  * At most this many characters of one metadata value: a hostile log cannot
@@ -205,6 +206,12 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 		fprintf(f, "stopped:      NOT CLEANLY: %s\n", st->stop_message);
 	if (st->frame_gaps)
 		fprintf(f, "frame gaps:   %" PRIu64 "\n", st->frame_gaps);
+	{
+		char cost[256];
+
+		if (report_cost_text(&st->cost, 0, cost, sizeof(cost)))
+			fprintf(f, "cost:         %s\n", cost);
+	}
 	convert_log_warnings(&c);
 	ret = fflush(f) || ferror(f) ? 1 : 0;
 	if (ret)

@@ -149,3 +149,30 @@ char *format_modifiers(char *buf, size_t len, uint32_t modifiers)
 	}
 	return buf;
 }
+
+/* IORING_CQE_F_NOTIF (6.0): the CQE of a zero-copy send's notification. */
+#define CQE_F_NOTIF (1u << 3)
+
+const char cqe_poster_teardown[] = "kworker: ring teardown after the owner exited";
+
+/*
+ * io_uring posts a CQE from the submitter, its io-wq workers or SQPOLL
+ * thread, all of the owner's process, or else from a kworker:
+ * io_ring_exit_work() once the ring is closed (its teardown, after the
+ * process exited), the network stack's zero-copy notification,
+ * io_fallback_req_func() once the task is gone; or from another process
+ * sharing the ring.
+ */
+const char *cqe_outside_poster(const struct model_task *poster, const struct model_task *owner,
+			       uint32_t owner_pid, uint32_t cflags, uint64_t ts)
+{
+	if (!owner_pid || !poster || !poster->pid || poster->pid == owner_pid)
+		return NULL;
+	if (cflags & CQE_F_NOTIF)
+		return "kworker: zero-copy notification";
+	if (owner && owner->exit_ts && owner->exit_ts <= ts)
+		return cqe_poster_teardown;
+	if (poster->kind == TASK_KERNEL)
+		return "kworker";
+	return "kworker or another process";
+}

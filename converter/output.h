@@ -447,6 +447,19 @@ struct loss_counter {
 	uint64_t count;
 };
 
+/*
+ * What recording cost, from the recorder's last STATS frame, member "cost"
+ * (uring-log(5)): its BPF programs' run time in the threads that hit its
+ * hooks, and its own CPU time, both over the recording.
+ */
+struct tracing_cost {
+	bool known;			/* the log says */
+	bool bpf_known;			/* the BPF run time was measured */
+	char bpf_stats[96];		/* "run_time", or why it was not */
+	uint64_t bpf_run_ns, bpf_runs;
+	double recorder_cpu_s, recording_s;
+};
+
 struct output_totals {
 	/* Final state of every task and ring, sorted by tid / ring number. */
 	const struct model_task *const *tasks;
@@ -466,6 +479,7 @@ struct output_totals {
 	enum log_stop stop;
 	const char *stop_message;	/* "" when it ended cleanly */
 	const char *end_reason;		/* END frame "reason", "" when absent */
+	const struct tracing_cost *cost;
 	/* Problems found while converting, one line each (already printed to
 	 * stderr unless -q).  Outputs should show them: they explain gaps. */
 	const char *const *warnings;

@@ -556,23 +556,28 @@ static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 }
 
 /*
- * The name of the thread that posted a request's final CQE.  One never
- * named, of another process than the submitter's, is outside the recorded
- * processes: io_uring posts a request's CQE from its task, its io-wq
- * workers or SQPOLL thread (all of its process), or else from a kworker
- * (ring teardown, task-work fallback once the task is gone, so also a
- * zero-copy notification) or from another process sharing the ring.
+ * The name of the thread that posted a request's final CQE; for one never
+ * named, of another process than the submitter's, why it posted it
+ * (cqe_outside_poster()), in parentheses.
  */
 static void field_complete_comm(struct csv *c, struct csv_table *f, const struct model_request *r)
 {
 	const struct model_task *t = task_of(c, r->complete_tid);
+	const char *why;
+	char b[96];
 
-	if (t && t->name_known)
+	if (t && t->name_known) {
 		field_str(f, t->comm);
-	else if (t && t->pid && r->submit_pid && t->pid != r->submit_pid)
-		field_str(f, "(kworker or other process)");
-	else
+		return;
+	}
+	why = cqe_outside_poster(t, task_of(c, r->submit_pid), r->submit_pid, r->cflags,
+				 r->complete_ts);
+	if (!why) {
 		field_empty(f);
+		return;
+	}
+	snprintf(b, sizeof(b), "(%s)", why);
+	field_str(f, b);
 }
 
 static void field_ring(struct csv_table *f, const struct model_ring *r)

@@ -164,6 +164,45 @@ static void json_kv_cpu(struct json_out *o, uint32_t cpu)
 		json_u64(o, cpu);
 }
 
+/*
+ * "tracing_cost": what recording cost (null when the log does not say).
+ * requests: how many the programs ran for -- in a sampled recording the
+ * estimate, as they run (and decide) for the requests not sampled too.
+ */
+static void tracing_cost(struct json_out *o, const struct output_totals *t, uint64_t requests)
+{
+	const struct tracing_cost *c = t->cost;
+	char text[256];
+
+	json_key(o, "tracing_cost");
+	if (!report_cost_text(c, requests, text, sizeof(text))) {
+		json_null(o);
+		return;
+	}
+	json_obj_begin(o);
+	json_kv_str(o, "text", text);
+	json_kv_str(o, "bpf_stats", c->bpf_stats);
+	json_key(o, "bpf_run_time_ns");
+	if (c->bpf_known)
+		json_u64(o, c->bpf_run_ns);
+	else
+		json_null(o);
+	json_key(o, "bpf_runs");
+	if (c->bpf_known)
+		json_u64(o, c->bpf_runs);
+	else
+		json_null(o);
+	json_key(o, "bpf_ns_per_request");
+	if (c->bpf_known && requests)
+		json_double(o, (double)c->bpf_run_ns / (double)requests);
+	else
+		json_null(o);
+	json_kv_double(o, "recorder_cpu_s", c->recorder_cpu_s);
+	json_kv_double(o, "recorder_cpu_percent", c->recording_s > 0 ?
+		       100.0 * c->recorder_cpu_s / c->recording_s : 0.0);
+	json_obj_end(o);
+}
+
 static void losses(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
@@ -445,6 +484,7 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	json_kv_str(&out, "schema", JSON_SCHEMA);
 	recording(j, &out, t);
 	sampling(j, &out, t);
+	tracing_cost(&out, t, sampled(j) ? t->requests * j->meta.sample_requests : t->requests);
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);

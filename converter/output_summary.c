@@ -123,7 +123,7 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 {
 	const struct output_meta *m = &s->meta;
 	FILE *f = s->f;
-	char a[TIMEBASE_ISO_LEN], d[32];
+	char a[TIMEBASE_ISO_LEN], d[32], cost[256];
 
 	fprintf(f, "ringside uring-convert summary of %s\n", m->log_path);
 	fprintf(f, "  recording  %s (log format %u.%u)\n", m->info->recording_id_str,
@@ -145,6 +145,9 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
 	print_sampling(s, t);
+	/* per request the programs ran for: sampled away ones too */
+	if (report_cost_text(t->cost, t->requests * req_scale(s), cost, sizeof(cost)))
+		fprintf(f, "  cost       %s\n", cost);
 }
 
 static void print_banner(struct report_output *s, const struct output_totals *t)

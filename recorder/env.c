@@ -60,6 +60,7 @@ enum {
 	OPT_RAW_POINTERS,
 	OPT_RUN_AS_ROOT,
 	OPT_KEEP_RECORDING,
+	OPT_NO_SELF_COST,
 	OPT_USAGE,
 	OPT_SAMPLE,
 	OPT_SAMPLE_SYSCALLS,
@@ -103,6 +104,8 @@ static const struct argp_option options[] = {
 	  "fentry, tracepoint, raw or none (default: auto)", 4 },
 	{ "raw-pointers", OPT_RAW_POINTERS, NULL, 0, "Keep kernel addresses in the log "
 	  "instead of opaque identifiers", 4 },
+	{ "no-self-cost", OPT_NO_SELF_COST, NULL, 0, "Do not measure the BPF programs' "
+	  "run time (the tracing cost in the log), which costs two clock reads per event", 4 },
 
 	{ NULL, 0, NULL, 0, "Sampling (default: every request):", 6 },
 	{ "sample", OPT_SAMPLE, "N", 0, "Record 1 request in N, chosen at random at "
@@ -340,6 +343,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_RAW_POINTERS:
 		env->raw_pointers = true;
+		return 0;
+	case OPT_NO_SELF_COST:
+		env->no_self_cost = true;
 		return 0;
 	case OPT_RUN_AS_ROOT:
 		env->run_as_root = true;

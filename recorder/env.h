@@ -84,6 +84,7 @@ struct env {
 	uint64_t frame_size;
 	int zstd_level;
 	bool raw_pointers;
+	bool no_self_cost;		/* BPF run time not measured */
 	bool run_as_root;
 	enum io_wq_mode io_wq;
 	enum syscall_mode syscalls;

@@ -46,6 +46,7 @@
 #include "probes.h"
 #include "ringbufs.h"
 #include "selection.h"
+#include "self_cost.h"
 #include "status.h"
 #include "tasks.h"
 #include "tracefs.h"
@@ -73,6 +74,7 @@ struct recorder {
 	struct pointer_scrub scrub;
 	struct probes probes;
 	struct uring_record_bpf *skel;
+	struct self_cost cost;
 	struct frame_queue q;
 	bool q_ready;
 	struct ringbufs rb;
@@ -524,6 +526,7 @@ static int start_recording(struct recorder *r, struct task_scan *tasks)
 	}
 	r->skel->bss->state = UR_STATE_RECORDING;
 	clock_snapshot(&r->start_clock);
+	self_cost_start(&r->cost, r->skel->obj);
 	if (pause_ms)
 		nanosleep(&pause, NULL);
 	err = scan_tasks(r, &after);
@@ -637,6 +640,7 @@ static struct frame *stats_frame(struct recorder *r)
 	json_kv_double(&o, "cpu_user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
 	json_kv_double(&o, "cpu_sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	json_kv_u64(&o, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+	self_cost_json(&r->cost, r->skel->obj, &o);
 	json_obj_end(&o);
 	text = json_out_steal(&o, &len);
 	if (!text)
@@ -933,6 +937,12 @@ static int finish(struct recorder *r)
 	if (ret)
 		msg_error("%s: %s", r->env.output, err);
 	status_summary(&sum);
+	if (!sum.quiet) {
+		char line[256];
+
+		self_cost_line(&r->cost, r->skel->obj, line, sizeof(line));
+		msg_info("%s", line);
+	}
 	if (r->have_cmd && !r->cmd.exited)
 		msg_info("the command (pid %d) is still running and no longer recorded",
 			 (int)r->cmd.pid);
@@ -1080,6 +1090,7 @@ static int setup(struct recorder *r)
 	if (r->tracefs.unavailable[0])
 		msg_verbose("tracepoint formats unavailable: %s", r->tracefs.unavailable);
 
+	self_cost_enable(&r->cost, r->env.no_self_cost);
 	ret = probes_setup(&r->probes, &r->skel, &r->env, r->btf, &r->tracefs, configure_skel,
 			   skel_loaded, r);
 	if (ret) {
@@ -1125,6 +1136,7 @@ static void cleanup(struct recorder *r, bool failed)
 			unlink(r->env.output);
 	}
 	probes_free(&r->probes);
+	self_cost_free(&r->cost);
 	if (r->rb_ready)
 		ringbufs_destroy(&r->rb);
 	if (r->skel)
@@ -1152,6 +1164,7 @@ int main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.sigfd = r.wakefd = r.cgroup_fd = -1;
+	r.cost.stats_fd = -1;
 	ret = env_parse(&r.env, argc, argv);
 	if (ret) {
 		env_free(&r.env);

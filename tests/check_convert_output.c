@@ -513,7 +513,7 @@ START_TEST(test_csv_ring_owner_and_kworker)
 		bool kw = !strcmp(test_csv_cell(&t, "complete_tid"), "300");
 
 		ck_assert_str_eq(test_csv_cell(&t, "complete_comm"),
-				 kw ? "(kworker or other process)" : "app");
+				 kw ? "(kworker or another process)" : "app");
 		rows++;
 	}
 	test_csv_close(&t);
@@ -1196,6 +1196,58 @@ static void scen_summaries(struct scen *sc, char **json, char **summary)
 }
 
 /*
+ * The recorder's cost (STATS frame, "cost"): per request in the summary,
+ * JSON and --info, from the last STATS frame; absent, unmeasured and
+ * damaged ones never invent a figure.
+ */
+START_TEST(test_tracing_cost)
+{
+	static const struct {
+		const char *stats, *summary, *json;
+	} cases[] = {
+		{ "{\"cost\":{\"recording_s\":2,\"recorder_cpu_s\":0.05,\"bpf_stats\":\"run_time\","
+		  "\"bpf_run_time_ns\":1000,\"bpf_runs\":4}}",
+		  "  cost       500 ns of BPF per request in the traced threads (250 ns per hook run, "
+		  "0.0 ms in all), 2.5 % of one CPU for the recorder\n",
+		  "\"bpf_ns_per_request\": 500," },
+		{ "{\"cost\":{\"recording_s\":1,\"recorder_cpu_s\":0.5,"
+		  "\"bpf_stats\":\"off (--no-self-cost)\"}}",
+		  "  cost       BPF run time not measured (off (--no-self-cost)), 50.0 % of one CPU "
+		  "for the recorder\n",
+		  "\"bpf_ns_per_request\": null," },
+		{ "{\"drains\":3}", NULL, "\"tracing_cost\": null," },
+		{ "{\"cost\":", NULL, "\"tracing_cost\": null," },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct scen sc;
+		char *json, *summary;
+
+		scen_open(&sc, "cost.log");
+		ev_submit(&sc, T0 + 1 * US, 1, 1, RING, 1, 22, 7, 0, 0);
+		ev_complete(&sc, T0 + 2 * US, 1, 1, RING, 1, 7, 0, 0);
+		ev_submit(&sc, T0 + 3 * US, 1, 1, RING, 2, 22, 8, 0, 0);
+		ev_complete(&sc, T0 + 4 * US, 1, 1, RING, 2, 8, 0, 0);
+		synth_flush(sc.s);
+		synth_frame(sc.s, LOG_FRAME_STATS, 0, LOG_STREAM_GLOBAL, 1, cases[i].stats,
+			    strlen(cases[i].stats));
+		scen_finish(&sc);
+		scen_summaries(&sc, &json, &summary);
+		ck_assert_msg(strstr(json, cases[i].json), "case %zu: no %s in\n%s", i,
+			      cases[i].json, json);
+		if (cases[i].summary)
+			ck_assert_msg(strstr(summary, cases[i].summary), "case %zu: no %s in\n%s", i,
+				      cases[i].summary, summary);
+		else
+			ck_assert_ptr_null(strstr(summary, "  cost "));
+		free(json);
+		free(summary);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
+/*
  * Submissions by the SQPOLL thread get their own column and member: the
  * enters of an SQPOLL ring submit nothing, and a req/enter of 0.00 would
  * read as "no batching".
@@ -1485,6 +1537,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);
 	tcase_add_test(tc, test_recorded_selection);
+	tcase_add_test(tc, test_tracing_cost);
 	tcase_add_test(tc, test_info_options_whole);
 	tcase_add_test(tc, test_sqpoll_submissions);
 	tcase_add_test(tc, test_iowq_unknown_worker);

@@ -184,7 +184,8 @@ LIVE_RECORDER_TESTS = \
 	tests/live/command_user.sh \
 	tests/live/staged.sh \
 	tests/live/exits.sh \
-	tests/live/selection_end.sh
+	tests/live/selection_end.sh \
+	tests/live/self_cost.sh
 # uring-record --sample
 LIVE_RECORDER_TESTS += tests/live/sample.sh
 TESTS += $(LIVE_RECORDER_TESTS)
@@ -193,7 +194,8 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/basic.sh tests/live/rw_async.sh tests/live/storm_loss.sh \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
-	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh
+	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
+	tests/live/self_cost.sh
 EXTRA_DIST += tests/live/sample.sh
 # --- end uring-record -----------------------------------------------------
 

@@ -184,6 +184,14 @@ def check_log(c):
     failed = [p for p in c.meta["probes"] if p["status"] not in ("attached", "absent")]
     c.eq("probes neither attached nor absent", failed, [])
     c.eq("summary: io-wq tracking", s["recording"]["io_wq_tracking"], c.meta["io_wq_tracking"])
+    # BPF_ENABLE_STATS (5.8) works on every supported kernel: the tracing
+    # cost is measured, and its programs ran at least once per request.
+    cost = s["tracing_cost"]
+    if s["recording"]["stopped_cleanly"]:
+        c.eq("summary: BPF run time measured", cost and cost["bpf_stats"], "run_time")
+    if cost and cost["bpf_runs"] is not None:
+        c.check(cost["bpf_runs"] >= s["requests"]["total"],
+                f"summary: {cost['bpf_runs']} BPF runs for {s['requests']['total']} requests")
 
 
 # ------------------------------------------------------------------ requests
