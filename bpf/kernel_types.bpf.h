@@ -196,8 +196,20 @@ struct work_struct {
 	unsigned long data;
 } __ur_core;
 
+struct io_kiocb;
+
+/* The link io_submit_sqe() is assembling (--sample: members follow the head). */
+struct io_submit_link {
+	struct io_kiocb *head;
+} __ur_core;
+
+struct io_submit_state {
+	struct io_submit_link link;
+} __ur_core;
+
 struct io_ring_ctx {
 	unsigned int flags;		/* IORING_SETUP_* */
+	struct io_submit_state submit_state;
 	struct io_rings *rings;
 	u32 *sq_array;			/* NULL with IORING_SETUP_NO_SQARRAY (6.6) */
 	struct io_uring_sqe *sq_sqes;

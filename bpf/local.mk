@@ -11,6 +11,7 @@ EXTRA_DIST += \
 	bpf/files.bpf.h \
 	bpf/emit.bpf.h \
 	bpf/filter.bpf.h \
+	bpf/sample.bpf.h \
 	bpf/syscalls.bpf.h \
 	bpf/stage.h \
 	bpf/uring_record.h
@@ -25,6 +26,7 @@ BPF_DEPS = $(top_srcdir)/bpf/uring_record.bpf.c $(top_srcdir)/bpf/kernel_types.b
 	$(top_srcdir)/bpf/kernel_reads.bpf.h $(top_srcdir)/bpf/files.bpf.h \
 	$(top_srcdir)/bpf/emit.bpf.h \
 	$(top_srcdir)/bpf/filter.bpf.h $(top_srcdir)/bpf/syscalls.bpf.h \
+	$(top_srcdir)/bpf/sample.bpf.h \
 	$(top_srcdir)/bpf/stage.h $(top_srcdir)/bpf/uring_record.h \
 	$(top_srcdir)/common/uring_event.h
 

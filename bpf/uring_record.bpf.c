@@ -20,6 +20,7 @@
  *   emit.bpf.h          the per-CPU staging of records (stage.h, shared
  *                       with recorder/ringbufs.c), and loss counting;
  *   filter.bpf.h        which tasks and rings are recorded;
+ *   sample.bpf.h        which requests are recorded with --sample;
  *   kernel_reads.bpf.h  reads through untyped pointers, per-kernel accessors;
  *   files.bpf.h         which file a request worked on (EV_FILE records);
  *   this file           the io_uring, task and io-wq tracepoints;
@@ -150,6 +151,8 @@ struct ur_stats stats = {};
 
 #include "filter.bpf.h"
 
+#include "sample.bpf.h"
+
 #include "kernel_reads.bpf.h"
 
 #include "files.bpf.h"
@@ -267,6 +270,8 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	if (!ring_selected(ring, pid_tgid))
 		return 0;
 	remember_ring(ring, pid_tgid);
+	if (!sample_submit(req))
+		return 0;
 	rflags = req_flags(req);
 	if (ctx->flags & UR_IORING_SETUP_SQPOLL)
 		flags |= EVF_SQ_THREAD;
@@ -380,7 +385,7 @@ int BPF_PROG(tp_file_get, struct io_kiocb *req, int fd)
 	struct ev_file_get *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, file_get, EV_FILE_GET, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -416,7 +421,7 @@ int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 	struct ev_queue_async_work *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, queue_async_work, EV_QUEUE_ASYNC_WORK, rw ? EVF_HASHED : 0,
 		       bpf_ktime_get_boot_ns(), pid_tgid);
@@ -442,7 +447,7 @@ int BPF_PROG(tp_defer, struct io_kiocb *req)
 	struct ev_defer *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, defer, EV_DEFER, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -464,7 +469,7 @@ int BPF_PROG(tp_link, struct io_kiocb *req, struct io_kiocb *target_req)
 	struct ev_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, link, EV_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -485,7 +490,7 @@ int BPF_PROG(tp_fail_link, struct io_kiocb *req, struct io_kiocb *link)
 	struct ev_fail_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, fail_link, EV_FAIL_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -529,7 +534,7 @@ int BPF_PROG(tp_req_failed, const struct io_uring_sqe *usqe, struct io_kiocb *re
 	struct emit em;
 	u16 flags = 0;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !sample_submit(req))
 		return 0;
 	/* This is the SQE io_init_req() refused: no matching needed. */
 	if (!bpf_probe_read_kernel(&sqe, sizeof(sqe), usqe))
@@ -585,7 +590,7 @@ int BPF_PROG(tp_poll_arm, struct io_kiocb *req, int mask, int events)
 	struct ev_poll_arm *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, poll_arm, EV_POLL_ARM, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -609,7 +614,7 @@ int BPF_PROG(tp_task_add, struct io_kiocb *req, int mask)
 	struct ev_task_add *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, task_add, EV_TASK_ADD, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -720,7 +725,7 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 	u64 ts, file;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !cqe_sampled(req, cflags))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	file = note_request_file(req, ts, pid_tgid);
@@ -964,7 +969,7 @@ static __always_inline int emit_work_begin(void *work)
 	struct ev_work_begin *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, work_begin, EV_WORK_BEGIN, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -987,7 +992,7 @@ static __always_inline int emit_work_end(void *work)
 	/* The request may be freed by now: the ring decides only when known. */
 	if (work) {
 		ring = (u64)BPF_CORE_READ(work_to_req(work), ctx);
-		if (!ring_selected(ring, pid_tgid))
+		if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)work_to_req(work)))
 			return 0;
 	} else if (!current_selected(pid_tgid)) {
 		return 0;

@@ -110,6 +110,8 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	meta.machine = machine;
 	meta.io_wq_tracking = iowq;
 	meta.converter_version = PACKAGE_VERSION;
+	if (convert_log_sampling(&c, &meta.sample_requests, &meta.sample_syscalls))
+		goto cleanup;
 
 	if (o->start.set && resolve_time(&c, &o->start, meta.start_ns, &sel.start_ns, "start"))
 		goto cleanup;
@@ -156,6 +158,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	mcfg.out = sink;
 	mcfg.names = &c.names;
 	mcfg.iowq_exact = !strcmp(iowq, "fentry") || !strcmp(iowq, "kprobe");
+	mcfg.sample_every = meta.sample_requests;
 	if (model_new(&model, &mcfg)) {
 		fprintf(c.errf, "uring-convert: out of memory\n");
 		goto cleanup;

@@ -113,6 +113,7 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	const struct json_value *meta, *host, *rec;
 	char a[TIMEBASE_ISO_LEN], b[128], d[128];
 	uint64_t start;
+	uint32_t sample_req, sample_sys;
 	int ret = 1;
 
 	if (convert_log_open(&c))
@@ -162,6 +163,11 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	fprintf(f, "pointers:     %s\n", *b ? b : "opaque");
 	info_line(f, "filters:", json_get(meta, "filters"));
 	info_line(f, "options:", json_get(meta, "options"));
+	if (convert_log_sampling(&c, &sample_req, &sample_sys))
+		goto cleanup;
+	if (sample_req > 1)
+		fprintf(f, "sampling:     1 request in %u, %s (uring-record --sample)\n", sample_req,
+			sample_sys > 1 ? "1 io_uring_enter call in N" : "every syscall");
 	info_probes(f, json_get(meta, "probes"));
 	fprintf(f, "time:         start %s", *timebase_iso(&c.tb, start, a) ? a : "(no wall clock)");
 	fprintf(f, ", span %.9f s, %zu clock snapshots\n",

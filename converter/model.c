@@ -34,6 +34,11 @@
  *    A success leaves no event: the model ends such a request only where
  *    the log proves it finished (see req_close_skipped()'s callers).
  *  - Request and ring pointers are reused by the kernel.
+ *  - A sampled recording (uring-record --sample) holds the events of the
+ *    requests chosen at submission, and all events of no request: an
+ *    event of a request not seen submitted, or a CQE of no request that
+ *    matches no sampled one (multishot, notification, overflow), belongs
+ *    to a request sampled away, and is counted as such, not as a request.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +191,7 @@ struct model {
 	bool oom;
 	/* totals */
 	uint64_t requests, syscalls, unpaired, aux_cqes, unmatched;
+	uint64_t sampled_away;		/* events of requests not sampled */
 	struct model_task **task_array;
 	struct model_ring **ring_array;
 };
@@ -809,6 +815,10 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
 	if (!rs || !req_ptr)
 		return NULL;
 	rq = hmap_get(&m->reqs, rs->r.ring_id, req_ptr);
+	if (!rq && create && m->cfg.sample_every > 1) {
+		m->sampled_away++;
+		return NULL;
+	}
 	if (!rq && create)
 		rq = req_new(m, rs, req_ptr);
 	if (rq && !m->cur_req)
@@ -1799,6 +1809,11 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 		/* Its send was not seen (submitted before the recording,
 		 * or lost): the notification is still no request. */
 	}
+	if (m->cfg.sample_every > 1 && (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) &&
+	    (overflowed || (e->cflags & (IORING_CQE_F_MORE_BIT | IORING_CQE_F_NOTIF_BIT)))) {
+		m->sampled_away++;
+		return;
+	}
 	if (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
@@ -2259,6 +2274,7 @@ void model_totals(struct model *m, struct output_totals *t)
 	t->unpaired_syscalls = m->unpaired;
 	t->aux_cqes = m->aux_cqes;
 	t->unmatched_events = m->unmatched;
+	t->sampled_away_events = m->sampled_away;
 }
 
 int model_new(struct model **mp, const struct model_config *cfg)

@@ -510,6 +510,9 @@ struct output_meta {
 	const char *selection;		/* human-readable, "" when everything */
 	/* The converter's version, for provenance. */
 	const char *converter_version;
+	/* metadata "sampling" (uring-record --sample): 1 request (syscall) in
+	 * N was recorded; 1 when not sampled. */
+	uint32_t sample_requests, sample_syscalls;
 };
 
 /* Per (cpu, kind) cumulative loss counter from the last LOSS frame. */
@@ -559,6 +562,8 @@ struct output_totals {
 	size_t nwarnings;
 	/* Model totals (over everything, before selection). */
 	uint64_t requests, syscalls, unpaired_syscalls, aux_cqes, unmatched_events;
+	/* Sampled recordings: events of requests not sampled, ignored. */
+	uint64_t sampled_away_events;
 };
 
 /* ----------------------------------------------------------- the interface */

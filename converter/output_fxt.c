@@ -539,6 +539,14 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 		add(&v, fxt_arg_u32("max_lanes_per_ring", x->max_lanes));
 		fxt_instant(x->w, 0, recording_thread(), CAT_META, "recording", v.a, v.n);
 	}
+	/* uring-record --sample: the requests shown are 1 in N.  An instant of
+	 * its own: "recording" may hold FXT_MAX_ARGS arguments already. */
+	if (meta->sample_requests > 1) {
+		v.n = 0;
+		add(&v, fxt_arg_u32("requests_one_in", meta->sample_requests));
+		add(&v, fxt_arg_u32("syscalls_one_in", meta->sample_syscalls));
+		fxt_instant(x->w, 0, recording_thread(), CAT_META, "sampled", v.a, v.n);
+	}
 	if (fxt_writer_error(x->w)) {
 		snprintf(err, errlen, "%s: write error: %s",
 			 x->is_stdout ? "standard output" : x->cfg.path,

@@ -70,6 +70,47 @@ static void latency(struct json_out *o, const char *key, const struct hist *h)
 	json_obj_end(o);
 }
 
+/*
+ * Sampled recordings (uring-record --sample): the counts stay the counts of
+ * what was recorded; each main one gets an "estimated_" sibling, the count
+ * times the rate (requests_one_in for requests, syscalls_one_in for
+ * io_uring_enter calls, both for requests submitted inside those calls).
+ * Unsampled recordings have none of these keys.
+ */
+static bool sampled(const struct report_output *j)
+{
+	return j->meta.sample_requests > 1;
+}
+
+enum estimate_of { EST_REQUESTS, EST_ENTERS, EST_SUBMITTED };
+
+static void kv_estimate(const struct report_output *j, struct json_out *o, const char *key,
+			uint64_t n, enum estimate_of what)
+{
+	uint64_t req = j->meta.sample_requests, sys = j->meta.sample_syscalls > 1 ?
+		       j->meta.sample_syscalls : 1;
+	char k[64];
+
+	if (!sampled(j))
+		return;
+	snprintf(k, sizeof(k), "estimated_%s", key);
+	json_kv_u64(o, k, n * (what == EST_REQUESTS ? req : what == EST_ENTERS ? sys : req * sys));
+}
+
+static void sampling(struct report_output *j, struct json_out *o, const struct output_totals *t)
+{
+	if (!sampled(j))
+		return;
+	json_key(o, "sampling");
+	json_obj_begin(o);
+	json_kv_u64(o, "requests_one_in", j->meta.sample_requests);
+	json_kv_u64(o, "syscalls_one_in", j->meta.sample_syscalls);
+	json_kv_bool(o, "counts_estimated", true);
+	json_kv_str(o, "latency", "over the sampled requests");
+	json_kv_u64(o, "events_of_requests_not_sampled", t->sampled_away_events);
+	json_obj_end(o);
+}
+
 static void recording(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct output_meta *m = &j->meta;
@@ -123,14 +164,18 @@ static void json_kv_cpu(struct json_out *o, uint32_t cpu)
 		json_u64(o, cpu);
 }
 
-/* "tracing_cost": what recording cost (null when the log does not say). */
-static void tracing_cost(struct json_out *o, const struct output_totals *t)
+/*
+ * "tracing_cost": what recording cost (null when the log does not say).
+ * requests: how many the programs ran for -- in a sampled recording the
+ * estimate, as they run (and decide) for the requests not sampled too.
+ */
+static void tracing_cost(struct json_out *o, const struct output_totals *t, uint64_t requests)
 {
 	const struct tracing_cost *c = t->cost;
 	char text[256];
 
 	json_key(o, "tracing_cost");
-	if (!report_cost_text(c, t->requests, text, sizeof(text))) {
+	if (!report_cost_text(c, requests, text, sizeof(text))) {
 		json_null(o);
 		return;
 	}
@@ -148,8 +193,8 @@ static void tracing_cost(struct json_out *o, const struct output_totals *t)
 	else
 		json_null(o);
 	json_key(o, "bpf_ns_per_request");
-	if (c->bpf_known && t->requests)
-		json_double(o, (double)c->bpf_run_ns / (double)t->requests);
+	if (c->bpf_known && requests)
+		json_double(o, (double)c->bpf_run_ns / (double)requests);
 	else
 		json_null(o);
 	json_kv_double(o, "recorder_cpu_s", c->recorder_cpu_s);
@@ -218,6 +263,7 @@ static void requests(struct report_output *j, struct json_out *o)
 	json_key(o, "requests");
 	json_obj_begin(o);
 	json_kv_u64(o, "total", r->requests);
+	kv_estimate(j, o, "total", r->requests, EST_REQUESTS);
 	for (unsigned s = 0; s < REQ_STATUS_COUNT; s++)
 		json_kv_u64(o, status_name(s), r->by_status[s]);
 	json_key(o, "incomplete_reasons");
@@ -239,9 +285,11 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "opcode", names_opcode(j->meta.names, op, name));
 		json_kv_u64(o, "opcode_number", op);
 		json_kv_u64(o, "count", s->count);
+		kv_estimate(j, o, "count", s->count, EST_REQUESTS);
 		for (unsigned st = 0; st < REQ_STATUS_COUNT; st++)
 			json_kv_u64(o, status_name(st), s->by_status[st]);
 		json_kv_u64(o, "errors", s->errors);
+		kv_estimate(j, o, "errors", s->errors, EST_REQUESTS);
 		latency(o, "latency_ns", &s->latency);
 		json_key(o, "paths");
 		json_obj_begin(o);
@@ -294,9 +342,12 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "comm");
 		comm_str(o, report_comm(r, p->pid));
 		json_kv_u64(o, "requests", p->requests);
+		kv_estimate(j, o, "requests", p->requests, EST_REQUESTS);
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
+		kv_estimate(j, o, "enters", p->enters + p->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
+		kv_estimate(j, o, "submitted", p->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", p->sqpoll_submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
@@ -335,11 +386,14 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "cq_entries", rs->ring->cq_entries);
 		json_kv_u64(o, "sqpoll_tid", rs->ring->sqpoll_tid);
 		json_kv_u64(o, "requests", rs->requests);
+		kv_estimate(j, o, "requests", rs->requests, EST_REQUESTS);
 		json_kv_u64(o, "complete", rs->complete);
 		latency(o, "latency_ns", &rs->latency);
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
+		kv_estimate(j, o, "enters", rs->enters + rs->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
+		kv_estimate(j, o, "submitted", rs->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", rs->sqpoll_submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);
@@ -495,7 +549,8 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	json_obj_begin(&out);
 	json_kv_str(&out, "schema", JSON_SCHEMA);
 	recording(j, &out, t);
-	tracing_cost(&out, t);
+	sampling(j, &out, t);
+	tracing_cost(&out, t, sampled(j) ? t->requests * j->meta.sample_requests : t->requests);
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);

@@ -54,6 +54,9 @@ enum syscall_mode {
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
 #define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
 #define ENV_MAX_PIDS			4096
+/* --sample's upper bound: beyond it a recording holds too few requests
+ * for its counts to mean anything. */
+#define ENV_MAX_SAMPLE			(1u << 20)
 /*
  * How long a recording whose selection exited waits for the kernel to tear
  * down the rings it used (io_ring_exit_work runs in a kworker after the last
@@ -85,6 +88,9 @@ struct env {
 	bool run_as_root;
 	enum io_wq_mode io_wq;
 	enum syscall_mode syscalls;
+	/* --sample=N: 1 request in N (0: every request); --sample-syscalls */
+	uint32_t sample;
+	bool sample_syscalls;
 	int verbosity;			/* -1 quiet, 0, 1.. verbose */
 	bool exit_now;			/* --help, --usage or --version done */
 	char **command;			/* NULL-terminated, or NULL */

@@ -260,6 +260,8 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
 	skel->rodata->stage_flush_bytes = stage_flush_bytes(r->env.ring_size);
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
+	skel->rodata->sample_every = env->sample > 1 ? env->sample : 0;
+	skel->rodata->sample_syscalls = env->sample_syscalls;
 	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
 		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
@@ -1177,6 +1179,9 @@ int main(int argc, char **argv)
 	status_init(&r.status, isatty(STDERR_FILENO) && r.env.verbosity >= 0, r.start_mono);
 	msg_info("recording io_uring events into %s%s", r.env.output,
 		 r.have_cmd ? "" : "; press Ctrl-C to stop");
+	if (r.env.sample > 1)
+		msg_info("sampling: 1 request in %u, %s", r.env.sample,
+			 r.env.sample_syscalls ? "1 io_uring_enter call in N" : "every syscall");
 	if (r.have_cmd) {
 		ret = command_release(&r.cmd, err, sizeof(err));
 		r.cmd_released = true;

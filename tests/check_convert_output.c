@@ -1401,6 +1401,145 @@ START_TEST(test_iowq_unknown_worker)
 }
 END_TEST
 
+/*
+ * The sampled scenario: requests 1 and 2 sampled (submitted and
+ * completed); a request never submitted (ptr 9: its submit was sampled
+ * away) has a queue_async and a completion; a multishot CQE and an overflow
+ * of no request match no sampled one.
+ */
+static void sampled_scenario(struct scen *sc, const char *name, const char *meta)
+{
+	struct synth_options opt = { .extra_meta = meta };
+
+	scen_open_opts(sc, name, &opt);
+	ev_task(sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_submit(sc, T0 + 2 * US, 10, 10, RING, 1, 0, 1, 0, 0);
+	ev_submit(sc, T0 + 3 * US, 10, 10, RING, 2, 22, 2, 0, 0);
+	ev_req(sc, EV_QUEUE_ASYNC_WORK, T0 + 4 * US, 10, 10, RING, 9, 9);
+	ev_complete(sc, T0 + 5 * US, 10, 10, RING, 1, 1, 0, 0);
+	ev_complete(sc, T0 + 6 * US, 10, 10, RING, 9, 9, 0, 0);
+	ev_complete(sc, T0 + 7 * US, 10, 10, RING, 0, 77, 5, 2 /* IORING_CQE_F_MORE */);
+	ev_overflow(sc, T0 + 8 * US, 10, 10, RING, 78, 0, false);
+	ev_complete(sc, T0 + 9 * US, 10, 10, RING, 2, 2, -9, 0);
+	scen_finish(sc);
+}
+
+/*
+ * A sampled recording (metadata "sampling", uring-record --sample=10):
+ * the summary and JSON say so and scale the request counts (marked "~",
+ * "estimated_*"); events of requests not sampled are neither requests
+ * ("in flight at start") nor CQEs of no request.  The same log without
+ * the key is read as before.
+ */
+START_TEST(test_sampled_counts)
+{
+	struct scen sc;
+	char *json, *summary;
+
+	sampled_scenario(&sc, "sampled.log",
+			 "\"sampling\":{\"requests_one_in\":10,\"syscalls_one_in\":1}");
+	scen_summaries(&sc, &json, &summary);
+	ck_assert_msg(strstr(summary, "\n  sampled    1 request in 10: counts marked ~ are "
+			     "estimates (sampled x rate), latencies are over the 2 sampled "
+			     "requests; 4 events of requests not sampled ignored\n"), "%s", summary);
+	ck_assert_msg(strstr(summary, "\nRequests: ~20 (complete ~20, in flight at start ~0,"),
+		      "%s", summary);
+	ck_assert_msg(strstr(summary, "\nREAD                   ~10     ~10 "), "%s", summary);
+	ck_assert_msg(strstr(summary, "CQEs of no request    0\n"), "%s", summary);
+	ck_assert_msg(strstr(summary, "(not shown: the recording is sampled)"), "%s", summary);
+	ck_assert_msg(strstr(json, "\"sampling\": {\n    \"requests_one_in\": 10,\n"
+			     "    \"syscalls_one_in\": 1,\n    \"counts_estimated\": true,"),
+		      "%s", json);
+	ck_assert_msg(strstr(json, "\"events_of_requests_not_sampled\": 4\n"), "%s", json);
+	ck_assert_msg(strstr(json, "\"total\": 2,\n    \"estimated_total\": 20,"), "%s", json);
+	ck_assert_msg(strstr(json, "\"count\": 1,\n      \"estimated_count\": 10,"), "%s", json);
+	ck_assert_msg(strstr(json, "\"aux_cqes\": 0,"), "%s", json);
+	free(json);
+	free(summary);
+	scen_free(&sc);
+
+	sampled_scenario(&sc, "plain.log", NULL);
+	scen_summaries(&sc, &json, &summary);
+	ck_assert_msg(!strstr(summary, "sampled") && !strstr(summary, "~"), "%s", summary);
+	ck_assert_msg(strstr(summary, "\nRequests: 3 (complete 2, in flight at start 1,"),
+		      "%s", summary);
+	ck_assert_msg(!strstr(json, "sampling") && !strstr(json, "estimated"), "%s", json);
+	free(json);
+	free(summary);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * --sample-syscalls (syscalls_one_in 4): io_uring_enter counts are
+ * estimates too (x 4), requests submitted inside them x 40, req/enter is
+ * the sampled requests x 10 per sampled enter.
+ */
+START_TEST(test_sampled_syscalls)
+{
+	struct synth_options opt = {
+		.extra_meta = "\"sampling\":{\"requests_one_in\":10,\"syscalls_one_in\":4}",
+	};
+	struct scen sc;
+	char *json, *summary;
+
+	scen_open_opts(&sc, "sampled_sys.log", &opt);
+	ev_task(&sc, T0, 10, 10, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, 10, 10, RING, 3, 0);
+	ev_enter_begin(&sc, T0 + 2 * US, 10, 10, RING, 3, 8, 0, 0);
+	ev_submit(&sc, T0 + 3 * US, 10, 10, RING, 1, 0, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, 10, 10, RING, 1, 1, 0, 0);
+	ev_enter_end(&sc, T0 + 5 * US, 10, 10, RING, 8);
+	scen_finish(&sc);
+	scen_summaries(&sc, &json, &summary);
+	ck_assert_msg(strstr(summary, "  sampled    1 request in 10 and 1 io_uring_enter call "
+			     "in 4: counts marked ~ are estimates (sampled x rate), latencies "
+			     "are over the 1 sampled requests, times in enter over the sampled "
+			     "calls; 0 events of requests not sampled ignored\n"), "%s", summary);
+	/* pid, comm, requests, enters, submitted, by sqpoll, req/enter */
+	ck_assert_msg(strstr(summary, "      10 app                    ~10        ~4       ~40"
+			     "        ~0     10.00 "), "%s", summary);
+	ck_assert_msg(strstr(json, "\"enters\": 1,\n      \"estimated_enters\": 4,"), "%s", json);
+	ck_assert_msg(strstr(json, "\"submitted\": 1,\n      \"estimated_submitted\": 40,"),
+		      "%s", json);
+	free(json);
+	free(summary);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A sampling rate out of range is refused, naming the log and the key. */
+START_TEST(test_sampled_bad_rate)
+{
+	static const char *const metas[] = {
+		"\"sampling\":{\"requests_one_in\":0}",
+		"\"sampling\":{\"requests_one_in\":10,\"syscalls_one_in\":\"x\"}",
+		"\"sampling\":{\"requests_one_in\":4294967306}",
+	};
+
+	for (size_t i = 0; i < sizeof(metas) / sizeof(metas[0]); i++) {
+		struct synth_options opt = { .extra_meta = metas[i] };
+		struct scen sc;
+		char *err, *out;
+
+		scen_open_opts(&sc, "bad_rate.log", &opt);
+		scen_finish(&sc);
+		{
+			const char *args[] = { "--format=summary", sc.path, NULL };
+
+			ck_assert_int_ne(run_cli(args, &err, &out), 0);
+		}
+		ck_assert_msg(strstr(err, "bad_rate.log: metadata: sampling.") &&
+			      strstr(err, " is not a rate from 1 to 1048576\n"), "case %zu: %s",
+			      i, err);
+		free(err);
+		free(out);
+		scen_free(&sc);
+	}
+}
+END_TEST
+
 /* The byte at offset i of test_out_buf's stream. */
 static char out_buf_byte(size_t i)
 {
@@ -1499,6 +1638,9 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_iowq_unknown_worker);
 	tcase_add_test(tc, test_file_outputs);
 	tcase_add_test(tc, test_csv_ring_owner_and_kworker);
+	tcase_add_test(tc, test_sampled_counts);
+	tcase_add_test(tc, test_sampled_bad_rate);
+	tcase_add_test(tc, test_sampled_syscalls);
 	suite_add_tcase(s, tc);
 	return s;
 }

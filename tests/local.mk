@@ -199,7 +199,8 @@ LIVE_RECORDER_TESTS = \
 	tests/live/exits.sh \
 	tests/live/selection_end.sh \
 	tests/live/self_cost.sh \
-	tests/live/replay.sh
+	tests/live/replay.sh \
+	tests/live/sample.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
@@ -207,7 +208,8 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
-	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py
+	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py \
+	tests/live/sample.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------
