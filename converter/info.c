@@ -199,6 +199,11 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 		fprintf(f, "stopped:      NOT CLEANLY: %s\n", st->stop_message);
 	if (st->frame_gaps)
 		fprintf(f, "frame gaps:   %" PRIu64 "\n", st->frame_gaps);
+	if (st->window_start_ns)
+		fprintf(f, "snapshot:     flight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; "
+			"window from %+.6f s\n", st->snapshot, st->trigger,
+			(double)timebase_rel(&c.tb, st->trigger_ns) / 1e9,
+			(double)timebase_rel(&c.tb, st->window_start_ns) / 1e9);
 	convert_log_warnings(&c);
 	ret = fflush(f) || ferror(f) ? 1 : 0;
 	if (ret)

@@ -94,6 +94,11 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  stopped    %s\n", *t->end_reason ? t->end_reason : "cleanly");
 	else
 		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
+	if (*t->trigger)
+		fprintf(f, "  snapshot   flight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; "
+			"window from %+.6f s (%" PRIu64 " earlier records left out)\n", t->snapshot,
+			t->trigger, (double)timebase_rel(m->tb, t->trigger_ns) / 1e9,
+			(double)timebase_rel(m->tb, t->window_start_ns) / 1e9, t->window_dropped);
 	fprintf(f, "  io-wq      worker placement: %s\n",
 		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
 	if (s->rep.recorded_known)
