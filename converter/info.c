@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "convert_log.h"
 #include "model_names.h"
+#include "output_util.h"
 
 /*
  * At most this many characters of one metadata value: a hostile log cannot
@@ -200,10 +201,8 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	if (st->frame_gaps)
 		fprintf(f, "frame gaps:   %" PRIu64 "\n", st->frame_gaps);
 	if (st->window_start_ns)
-		fprintf(f, "snapshot:     flight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; "
-			"window from %+.6f s\n", st->snapshot, st->trigger,
-			(double)timebase_rel(&c.tb, st->trigger_ns) / 1e9,
-			(double)timebase_rel(&c.tb, st->window_start_ns) / 1e9);
+		print_snapshot_line(f, "snapshot:     ", st->snapshot, st->trigger, st->trigger_ns,
+				    st->window_start_ns, &c.tb);
 	convert_log_warnings(&c);
 	ret = fflush(f) || ferror(f) ? 1 : 0;
 	if (ret)

@@ -12,6 +12,7 @@
 
 #include "model_names.h"
 #include "output.h"
+#include "output_util.h"
 #include "report.h"
 #include "uring_names.h"
 
@@ -95,10 +96,8 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 	else
 		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
 	if (*t->trigger)
-		fprintf(f, "  snapshot   flight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; "
-			"window from %+.6f s (%" PRIu64 " earlier records left out)\n", t->snapshot,
-			t->trigger, (double)timebase_rel(m->tb, t->trigger_ns) / 1e9,
-			(double)timebase_rel(m->tb, t->window_start_ns) / 1e9, t->window_dropped);
+		print_snapshot_line(f, "  snapshot   ", t->snapshot, t->trigger, t->trigger_ns,
+				    t->window_start_ns, m->tb);
 	fprintf(f, "  io-wq      worker placement: %s\n",
 		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
 	if (s->rep.recorded_known)

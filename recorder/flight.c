@@ -11,6 +11,7 @@
 
 struct flight_frame {
 	struct flight_frame *next;
+	bool raw_loss;			/* LOSS rows as they are, not a log frame */
 	struct log_frame_header h;
 	unsigned char stored[];
 };
@@ -42,12 +43,21 @@ static void evict_oldest(struct flight_ring *r)
 	r->evicted_records += f->h.count;
 	if (is_events(f->h.type) && f->h.last_ts + 1 > atomic_load(&r->window_start))
 		atomic_store(&r->window_start, f->h.last_ts + 1);
+	if (f->raw_loss) {
+		free(r->loss_base);
+		r->nloss_base = f->h.raw_size / sizeof(*r->loss_base);
+		r->loss_base = malloc(f->h.raw_size ? f->h.raw_size : 1);
+		if (r->loss_base)
+			memcpy(r->loss_base, f->stored, f->h.raw_size);
+		else
+			r->nloss_base = 0;
+	}
 	free(f);
 }
 
-int flight_ring_add(void *arg, const struct log_frame_header *h, const void *stored)
+static int ring_push(struct flight_ring *r, const struct log_frame_header *h,
+		     const void *stored, bool raw_loss)
 {
-	struct flight_ring *r = arg;
 	uint64_t cost = FLIGHT_FRAME_COST(h->stored_size);
 	struct flight_frame *f;
 
@@ -66,6 +76,7 @@ int flight_ring_add(void *arg, const struct log_frame_header *h, const void *sto
 	if (!f)
 		return -ENOMEM;
 	f->next = NULL;
+	f->raw_loss = raw_loss;
 	f->h = *h;
 	memcpy(f->stored, stored, h->stored_size);
 	if (r->tail)
@@ -79,10 +90,42 @@ int flight_ring_add(void *arg, const struct log_frame_header *h, const void *sto
 	return 0;
 }
 
+int flight_ring_add(void *arg, const struct log_frame_header *h, const void *stored)
+{
+	return ring_push(arg, h, stored, false);
+}
+
+int flight_ring_add_loss(struct flight_ring *r, const struct frame *f)
+{
+	struct log_frame_header h = {
+		.type = LOG_FRAME_LOSS, .stream = LOG_STREAM_GLOBAL,
+		.raw_size = f->len, .stored_size = f->len,
+	};
+
+	return ring_push(r, &h, f->data, true);
+}
+
+void flight_loss_since(const struct flight_ring *r, struct log_loss_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < r->nloss_base; j++) {
+			const struct log_loss_row *b = &r->loss_base[j];
+
+			if (b->cpu != rows[i].cpu || b->kind != rows[i].kind ||
+			    b->event_type != rows[i].event_type)
+				continue;
+			rows[i].count = rows[i].count > b->count ? rows[i].count - b->count : 0;
+			break;
+		}
+}
+
 void flight_ring_free(struct flight_ring *r)
 {
 	while (r->head)
 		evict_oldest(r);
+	free(r->loss_base);
+	r->loss_base = NULL;
+	r->nloss_base = 0;
 }
 
 void flight_snapshot_free(struct flight_snapshot *s)
@@ -161,9 +204,13 @@ int flight_snapshot_write(struct flight_ring *r, struct flight_snapshot *s)
 		ret = write_tasks(lw, s, window_start > first || first == UINT64_MAX ?
 					 window_start : first);
 	for (struct flight_frame *f = r->head; f && !ret; f = f->next)
-		ret = log_write_stored(lw, &f->h, f->stored);
-	if (!ret && s->loss)
+		if (!f->raw_loss)
+			ret = log_write_stored(lw, &f->h, f->stored);
+	if (!ret && s->loss) {
+		flight_loss_since(r, (struct log_loss_row *)(void *)s->loss->data,
+				  s->loss->len / sizeof(struct log_loss_row));
 		ret = frame_write(lw, s->loss);
+	}
 	if (!ret && s->clock)
 		ret = frame_write(lw, s->clock);
 	if (ret) {

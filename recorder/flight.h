@@ -41,6 +41,10 @@ struct flight_ring {
 	uint64_t too_large;		/* frames larger than the limit, not kept */
 	/* just after the newest evicted EVENTS frame's last record; 0: none */
 	atomic_uint_fast64_t window_start;
+	/* LOSS rows when the newest evicted LOSS frame was pushed (a snapshot's
+	 * LOSS frame counts from there), and their count */
+	struct log_loss_row *loss_base;
+	size_t nloss_base;
 };
 
 /* The memory a kept frame is charged: its header and payload. */
@@ -50,6 +54,11 @@ void flight_ring_init(struct flight_ring *r, uint64_t limit);
 void flight_ring_free(struct flight_ring *r);
 /* Keep a frame (the log writer's sink, arg: the ring); 0 or -ENOMEM. */
 int flight_ring_add(void *arg, const struct log_frame_header *h, const void *stored);
+
+/* Keep a LOSS frame's rows (uncompressed), in push order with the rest. */
+int flight_ring_add_loss(struct flight_ring *r, const struct frame *f);
+/* rows minus the base's matching rows (cpu, kind, event_type), in place. */
+void flight_loss_since(const struct flight_ring *r, struct log_loss_row *rows, size_t n);
 
 /* One snapshot request, made by the main thread, written by the writer's. */
 struct flight_snapshot {

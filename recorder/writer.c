@@ -30,9 +30,9 @@ int writer_push_snapshot(struct frame_queue *q, struct flight_snapshot *s)
 }
 
 /*
- * --flight-recorder: EVENTS frames go to the ring through lw's sink; the
- * LOSS, CLOCK and STATS frames are not kept (a snapshot request brings its
- * own, current ones).
+ * --flight-recorder: EVENTS frames go to the ring through lw's sink, LOSS
+ * frames as they are (the counts a snapshot's start from); CLOCK and STATS
+ * frames are not kept (a snapshot request brings its own, current ones).
  */
 static void write_flight(struct writer *w, struct frame *f)
 {
@@ -44,6 +44,10 @@ static void write_flight(struct writer *w, struct frame *f)
 		else
 			atomic_fetch_add(&w->events_written, f->events);
 		atomic_store(&w->bytes, w->flight->bytes);
+		return;
+	}
+	if (f->type == LOG_FRAME_LOSS) {
+		flight_ring_add_loss(w->flight, f);
 		return;
 	}
 	if (f->type != FRAME_FLIGHT_SNAPSHOT)
