@@ -197,7 +197,8 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	totals.trigger = st->window_start_ns ? st->trigger : "";
 	totals.snapshot = st->snapshot;
 	totals.trigger_ns = st->trigger_ns;
-	totals.window_start_ns = st->window_start_ns;
+	/* 1: nothing was evicted, the window is the whole recording */
+	totals.window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(&c);
 	totals.window_dropped = st->window_dropped;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	convert_log_warnings(&c);

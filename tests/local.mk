@@ -184,14 +184,16 @@ LIVE_RECORDER_TESTS = \
 	tests/live/command_user.sh \
 	tests/live/staged.sh \
 	tests/live/exits.sh \
-	tests/live/selection_end.sh
+	tests/live/selection_end.sh \
+	tests/live/flight.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/basic.sh tests/live/rw_async.sh tests/live/storm_loss.sh \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
-	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh
+	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
+	tests/live/flight.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------
