@@ -466,15 +466,19 @@ static struct inflight_slot *oldest_in_flight(struct triggers *t)
 
 bool triggers_overdue(struct triggers *t, uint64_t now, bool fire_it)
 {
-	struct inflight_slot *s;
-
 	if (!t->track || t->min_latency_ns == UINT64_MAX || t->fired)
 		return false;
-	/* Submissions arrive in drain order, nearly time order: look past the
-	 * oldest ones that no latency trigger of theirs can fire on. */
-	for (size_t k = 0; (s = oldest_in_flight(t)) && k < t->fifo_len; k++) {
+	oldest_in_flight(t);
+	/* Submissions arrive in drain order, nearly time order: the first
+	 * one young enough for every trigger ends the look. */
+	for (size_t k = 0; k < t->fifo_len && k < TRIGGER_LOOKAHEAD; k++) {
+		const struct inflight_fifo *q =
+			&t->fifo[(t->fifo_head + k) & (TRIGGER_INFLIGHT_SLOTS - 1)];
+		struct inflight_slot *s = slot_find(t, q->ring, q->req);
 		bool matched = false;
 
+		if (slot_free(s) || s->submit_ts != q->submit_ts || s->reported)
+			continue;
 		if (now <= s->submit_ts || now - s->submit_ts <= t->min_latency_ns)
 			return false;
 		for (size_t i = 0; i < t->n; i++) {
@@ -497,10 +501,9 @@ bool triggers_overdue(struct triggers *t, uint64_t now, bool fire_it)
 			fire(t, spec, &h);
 			return true;
 		}
-		if (matched)
-			return false;	/* not due yet: wait for it */
 		/* no latency trigger for its opcode: it can never fire one */
-		s->reported = true;
+		if (!matched)
+			s->reported = true;
 	}
 	return false;
 }

@@ -45,6 +45,9 @@ int trigger_parse(const char *s, struct trigger_spec *t, char *err, size_t errle
 
 /* Size of the in-flight table and of its FIFO (entries). */
 #define TRIGGER_INFLIGHT_SLOTS (1u << 16)
+/* In-flight requests looked at past the oldest, for a trigger with a
+ * shorter TIME than an older request's (or another opcode). */
+#define TRIGGER_LOOKAHEAD 64
 /* io-wq workers tracked at once, and how long one stays counted after its
  * last work item: io-wq lets an idle worker exit after WORKER_IDLE_TIMEOUT,
  * 5 s (io_uring/io-wq.c). */

@@ -171,6 +171,12 @@ tests_check_recorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder -I$(top_
 tests_check_recorder_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
 tests_check_recorder_LDADD = recorder/librecorder.a $(TEST_LIBS) $(LIBBPF_LIBS)
 TESTS += tests/check_recorder
+check_PROGRAMS += tests/check_flight
+tests_check_flight_SOURCES = tests/check_flight.c
+tests_check_flight_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder -I$(top_srcdir)/bpf
+tests_check_flight_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
+tests_check_flight_LDADD = recorder/librecorder.a $(TEST_LIBS) $(LIBBPF_LIBS)
+TESTS += tests/check_flight
 endif
 LIVE_RECORDER_TESTS = \
 	tests/live/basic.sh \
