@@ -958,7 +958,8 @@ static void run(struct recorder *r)
 		unsigned tags;
 
 		/* a request in flight for too long is looked for every 10 ms */
-		if (r->trig.track && r->env.drain_ns > 10000000ull)
+		if (r->flight && r->trig.min_latency_ns != UINT64_MAX &&
+		    r->env.drain_ns > 10000000ull)
 			wake = now + 10000000ull;
 		if (r->snapshot_due && r->snapshot_due < wake)
 			wake = r->snapshot_due;
@@ -1320,6 +1321,11 @@ static int setup(struct recorder *r)
 		r->rb.on_record = on_record;
 		r->rb.on_record_arg = &r->trig;
 	}
+	if (r->trig.workers && strcmp(r->probes.io_wq_tracking, "fentry") &&
+	    strcmp(r->probes.io_wq_tracking, "kprobe"))
+		msg_warn("--trigger=io-wq-workers cannot fire: io-wq work is tracked by %s, "
+			 "which does not say which ring a worker serves (needs fentry or kprobe)",
+			 r->probes.io_wq_tracking);
 	ret = start_recording(r, &tasks);
 	if (!ret && !r->flight)
 		ret = write_meta(r);

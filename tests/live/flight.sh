@@ -145,14 +145,14 @@ PY
 note "errno: ok"
 
 # 5. Memory: a 4M flight recorder over a NOP storm evicts frames all the
-# time.  Its RSS grows while the BPF rings' pages and the queue's frames
+# time (with a 4M queue).  Its RSS grows while the BPF rings' pages and the queue's frames
 # are first touched (about 4 s here), then stays: after 12 s it is that
 # after 6 s, within 4 MiB.  No snapshot is written without a trigger.
 "$WORKLOAD" --compact storm --seconds 16 >/dev/null &
 storm=$!
 stop_storm() { kill "$storm" 2>/dev/null || true; wait "$storm" 2>/dev/null || true; }
 cleanup_hooks="stop_storm"
-record_detached "$T/mem.log" --flight-recorder=4M -d 14s
+record_detached "$T/mem.log" --flight-recorder=4M --queue-size=4M -d 14s
 sleep 1
 recorder_pid=$(pid_of_cmdline "$RECORDER -q -o $T/mem.log ")
 [ -n "$recorder_pid" ] || fail "memory: the recorder is not running: $(cat "$T/record.err")"
