@@ -32,9 +32,14 @@
  * values as varints), which the recorder writes instead of
  * EVENTS_COLUMNS; a major version for the same reason.  A 3.x reader
  * reads 1.x and 2.x logs unchanged.
+ *
+ * 3.1 added the "flight_recorder" members of META and END that a
+ * --flight-recorder snapshot carries: frames and records are unchanged,
+ * and a 3.0 reader still reads the log, but should leave out the records
+ * before its window start (uring-log(5), Flight-recorder snapshots).
  */
 #define LOG_FORMAT_MAJOR 3
-#define LOG_FORMAT_MINOR 0
+#define LOG_FORMAT_MINOR 1
 
 /* zstd skippable frames: magic 0x184D2A50..0x184D2A5F, then a u32 size. */
 #define LOG_SKIPPABLE_PREAMBLE	0x184D2A50u
