@@ -895,7 +895,7 @@ static void take_snapshot(struct recorder *r, bool final)
 		clock_at(&start, window);
 	s->meta = build_meta(r, &start, &s->meta_len);
 	r->snapshots_sent++;
-	if (!final && !scan_tasks(r, &tasks)) {
+	if (!scan_tasks(r, &tasks)) {
 		s->tasks = tasks.tasks;
 		s->ntasks = tasks.ntasks;
 		tasks.tasks = NULL;
