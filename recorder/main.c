@@ -911,8 +911,7 @@ out:
 	r->snapshot_due = 0;
 	triggers_rearm(&r->trig);
 	if (r->snapshots_sent >= r->env.snapshots)
-		stop(r, "snapshots", "wrote %u snapshot%s", r->snapshots_sent,
-		     r->snapshots_sent == 1 ? "" : "s");
+		stop(r, "snapshots", "--snapshots=%u reached", r->env.snapshots);
 }
 
 /*

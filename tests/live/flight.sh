@@ -49,10 +49,13 @@ rec = conv["recording"]
 eq("converted stop reason", rec["stop_reason"], "flight-recorder snapshot")
 true("converter shows the trigger", rec.get("flight_recorder", {}).get("trigger", "").startswith("signal"), rec)
 eq("converter window start", rec["flight_recorder"]["window_start_boot_ns"], ws)
-mine = [q for q in reqs if int(q["pid"]) == pid]
+mine = [q for q in reqs if q["pid"] and int(q["pid"]) == pid]
 eq("the nop workload's requests, converted", len(mine), 32)
 eq("... all complete", sorted(set(q["status"] for q in mine)), ["complete"])
-early = [q for q in reqs if q["status"] == "complete" and int(q["submit_boot_ns"]) < ws]
+early = [q for q in reqs if q["status"] == "complete" and q["submit_boot_ns"] and
+         int(q["submit_boot_ns"]) < ws]
+true("complete requests have a submission", all(q["submit_boot_ns"] for q in reqs
+                                                 if q["status"] == "complete"))
 eq("complete requests submitted before the window", len(early), 0)
 true("requests in flight at the window start", any(q["status"] == "in_flight_at_start" for q in reqs))
 done()
