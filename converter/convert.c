@@ -200,6 +200,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	/* 1: nothing was evicted, the window is the whole recording */
 	totals.window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(&c);
 	totals.window_dropped = st->window_dropped;
+	totals.window_cut = st->window_start_ns > 1;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	convert_log_warnings(&c);
 	if (st->unknown_records && !o->quiet)

@@ -468,6 +468,7 @@ struct output_totals {
 	uint64_t snapshot;		/* its number */
 	uint64_t trigger_ns;		/* boot ns */
 	uint64_t window_start_ns;	/* records before were dropped */
+	bool window_cut;		/* frames were evicted (else: the whole run) */
 	uint64_t window_dropped;
 	/* Problems found while converting, one line each (already printed to
 	 * stderr unless -q).  Outputs should show them: they explain gaps. */

@@ -131,13 +131,11 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 void print_snapshot_line(FILE *f, const char *label, uint64_t snapshot, const char *trigger,
 			 uint64_t trigger_ns, uint64_t window_start_ns, const struct timebase *tb)
 {
-	int64_t window = timebase_rel(tb, window_start_ns);
-
 	fprintf(f, "%sflight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; ", label,
 		snapshot, trigger, (double)timebase_rel(tb, trigger_ns) / 1e9);
-	if (window > 0)
+	if (window_start_ns > 1)
 		fprintf(f, "window from %+.6f s (earlier events were not kept)\n",
-			(double)window / 1e9);
+			(double)timebase_rel(tb, window_start_ns) / 1e9);
 	else
 		fprintf(f, "everything since the recorder started was kept\n");
 }
