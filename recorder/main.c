@@ -879,22 +879,18 @@ static void take_snapshot(struct recorder *r, bool final)
 		ringbufs_drain(&r->rb, false);
 	}
 	ringbufs_flush(&r->rb, final);
-	r->snapshots_sent++;
-	if (!s) {
-		msg_error("out of memory for snapshot %u", r->snapshots_sent);
-		goto out;
-	}
-	s->number = r->snapshots_sent;
+	if (!s)
+		goto fail;
+	/* meta_flight() numbers it snapshots_sent + 1 */
+	s->number = r->snapshots_sent + 1;
 	snapshot_path(r, s->number, s->path, sizeof(s->path));
 	s->zstd_level = r->env.zstd_level;
 	s->overwrite = r->env.force;
 	s->hit = r->pending;
 	s->fired_boot_ns = r->pending_boot_ns;
-	r->snapshots_sent--;	/* meta_flight() numbers the one being built */
 	if (window > start.boot_ns)
 		clock_at(&start, window);
 	s->meta = build_meta(r, &start, &s->meta_len);
-	r->snapshots_sent++;
 	if (!scan_tasks(r, &tasks)) {
 		s->tasks = tasks.tasks;
 		s->ntasks = tasks.ntasks;
@@ -903,11 +899,14 @@ static void take_snapshot(struct recorder *r, bool final)
 	tasks_scan_free(&tasks);
 	s->loss = loss_frame(r, false);
 	s->clock = clock_frame();
-	if (!s->meta || writer_push_snapshot(&r->q, s)) {
-		msg_error("out of memory for snapshot %u", s->number);
-		flight_snapshot_free(s);
-	}
+	if (!s->meta || writer_push_snapshot(&r->q, s))
+		goto fail;
+	goto out;
+fail:
+	msg_error("out of memory for snapshot %u", r->snapshots_sent + 1);
+	flight_snapshot_free(s);
 out:
+	r->snapshots_sent++;
 	r->snapshot_due = 0;
 	triggers_rearm(&r->trig);
 	if (r->snapshots_sent >= r->env.snapshots)
