@@ -63,4 +63,22 @@ static __always_inline u64 req_flags(struct io_kiocb *req)
 	return req->flags;
 }
 
+/*
+ * The io-wq work flags of a request, as io_prep_async_work() set them before
+ * io_uring_queue_async_work fires.  Returns false when neither flavour of
+ * io_wq_work.flags exists in this kernel's BTF.
+ */
+static __always_inline bool req_work_flags(struct io_kiocb *req, u32 *flags)
+{
+	void *work = &req->work;
+
+	if (bpf_core_field_exists(((struct io_wq_work___atomic *)work)->flags))
+		return !bpf_core_read(flags, sizeof(*flags),
+				      &((struct io_wq_work___atomic *)work)->flags.counter);
+	if (bpf_core_field_exists(((struct io_wq_work___plain *)work)->flags))
+		return !bpf_core_read(flags, sizeof(*flags),
+				      &((struct io_wq_work___plain *)work)->flags);
+	return false;
+}
+
 #endif /* RINGSIDE_KERNEL_READS_BPF_H */

@@ -45,9 +45,59 @@ struct signal_struct {
 	atomic_t live;			/* threads not yet exited */
 } __ur_core;
 
+/*
+ * A file's identity and path (files.bpf.h).  struct mount is fs/mount.h's,
+ * private to the VFS but in BTF: its mnt member is the vfsmount a path
+ * points to.  i_nlink and d_name sit in anonymous unions on some kernels
+ * (d_name since 6.15); CO-RE finds members through those.
+ */
+struct file_system_type {
+	const char *name;
+} __ur_core;
+
+struct super_block {
+	u32 s_dev;			/* dev_t */
+	struct file_system_type *s_type;
+} __ur_core;
+
+struct inode {
+	u16 i_mode;			/* umode_t */
+	unsigned int i_nlink;
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} __ur_core;
+
+struct qstr {
+	u32 len;
+	const unsigned char *name;
+} __ur_core;
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+} __ur_core;
+
+struct vfsmount {
+	struct dentry *mnt_root;
+} __ur_core;
+
+struct mount {
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+} __ur_core;
+
+struct path {
+	struct vfsmount *mnt;
+	struct dentry *dentry;
+} __ur_core;
+
 struct file {
 	const void *f_op;
 	void *private_data;
+	struct path f_path;
+	struct inode *f_inode;
+	unsigned int f_flags;
 } __ur_core;
 
 struct fdtable {
@@ -146,8 +196,20 @@ struct work_struct {
 	unsigned long data;
 } __ur_core;
 
+struct io_kiocb;
+
+/* The link io_submit_sqe() is assembling (--sample: members follow the head). */
+struct io_submit_link {
+	struct io_kiocb *head;
+} __ur_core;
+
+struct io_submit_state {
+	struct io_submit_link link;
+} __ur_core;
+
 struct io_ring_ctx {
 	unsigned int flags;		/* IORING_SETUP_* */
+	struct io_submit_state submit_state;
 	struct io_rings *rings;
 	u32 *sq_array;			/* NULL with IORING_SETUP_NO_SQARRAY (6.6) */
 	struct io_uring_sqe *sq_sqes;
@@ -168,10 +230,24 @@ struct io_wq_work {
 	int cancel_seq;
 } __ur_core;
 
+/*
+ * io_wq_work.flags: an unsigned int until it became an atomic_t (6.1.0-56
+ * BTF: unsigned int; 6.12 and 6.18: atomic_t); CO-RE finds the flavour
+ * whose type matches.
+ */
+struct io_wq_work___plain {
+	unsigned int flags;
+} __ur_core;
+
+struct io_wq_work___atomic {
+	atomic_t flags;
+} __ur_core;
+
 struct io_kiocb {
 	u8 opcode;
 	u16 buf_index;
 	u64 flags;			/* io_req_flags_t: u64 since 6.10 (see below) */
+	struct file *file;		/* plain or fixed; set at issue (io_assign_file) */
 	struct io_cqe cqe;
 	struct io_ring_ctx *ctx;
 	struct io_wq_work work;

@@ -8,8 +8,10 @@ EXTRA_DIST += \
 	bpf/uring_record.bpf.c \
 	bpf/kernel_types.bpf.h \
 	bpf/kernel_reads.bpf.h \
+	bpf/files.bpf.h \
 	bpf/emit.bpf.h \
 	bpf/filter.bpf.h \
+	bpf/sample.bpf.h \
 	bpf/syscalls.bpf.h \
 	bpf/stage.h \
 	bpf/uring_record.h
@@ -21,8 +23,10 @@ BPF_BUILD_CFLAGS = $(BPF_CFLAGS) -mcpu=v3 -Wall -Werror $(LIBBPF_CFLAGS) \
 	-I$(top_srcdir)/common -I$(top_srcdir)/bpf
 
 BPF_DEPS = $(top_srcdir)/bpf/uring_record.bpf.c $(top_srcdir)/bpf/kernel_types.bpf.h \
-	$(top_srcdir)/bpf/kernel_reads.bpf.h $(top_srcdir)/bpf/emit.bpf.h \
+	$(top_srcdir)/bpf/kernel_reads.bpf.h $(top_srcdir)/bpf/files.bpf.h \
+	$(top_srcdir)/bpf/emit.bpf.h \
 	$(top_srcdir)/bpf/filter.bpf.h $(top_srcdir)/bpf/syscalls.bpf.h \
+	$(top_srcdir)/bpf/sample.bpf.h \
 	$(top_srcdir)/bpf/stage.h $(top_srcdir)/bpf/uring_record.h \
 	$(top_srcdir)/common/uring_event.h
 

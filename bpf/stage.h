@@ -26,9 +26,9 @@
 
 #include <linux/types.h>
 
-/* UR_RECORD_MAX is the largest record (bytes). */
+/* UR_RECORD_MAX is the largest record (bytes): EV_FILE, with its path. */
 #define UR_STAGE_BYTES		8192		/* power of two */
-#define UR_RECORD_MAX		80
+#define UR_RECORD_MAX		328
 /*
  * Programs nest on a CPU (an interrupt's program inside a task's): only the
  * outermost one stages; nested ones build their record in one of these

@@ -248,7 +248,7 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 	u16 evf = registered ? EVF_REGISTERED_RING : 0;
 	u64 ring;
 
-	if (!current_selected(pid_tgid))
+	if (!current_selected(pid_tgid) || !enter_begin_sampled(pid_tgid))
 		return;
 	ring = resolve_ring(task, (s32)fd, registered, span);
 	if (ring) {
@@ -292,7 +292,7 @@ static __always_inline void sys_enter_end(struct pt_regs *regs, s64 ret)
 	u64 fd, flags, ring;
 	u16 evf;
 
-	if (!current_selected(pid_tgid))
+	if (!current_selected(pid_tgid) || !enter_end_sampled(pid_tgid))
 		return;
 	if (!enter_cache_take(task, &fd, &flags, &ring)) {
 		if (!regs)

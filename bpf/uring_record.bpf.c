@@ -20,7 +20,9 @@
  *   emit.bpf.h          the per-CPU staging of records (stage.h, shared
  *                       with recorder/ringbufs.c), and loss counting;
  *   filter.bpf.h        which tasks and rings are recorded;
+ *   sample.bpf.h        which requests are recorded with --sample;
  *   kernel_reads.bpf.h  reads through untyped pointers, per-kernel accessors;
+ *   files.bpf.h         which file a request worked on (EV_FILE records);
  *   this file           the io_uring, task and io-wq tracepoints;
  *   syscalls.bpf.h      io_uring_setup/enter/register entry and exit.
  */
@@ -149,7 +151,11 @@ struct ur_stats stats = {};
 
 #include "filter.bpf.h"
 
+#include "sample.bpf.h"
+
 #include "kernel_reads.bpf.h"
+
+#include "files.bpf.h"
 
 /* ---------------------------------------------------- io_uring helpers */
 
@@ -264,6 +270,8 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	if (!ring_selected(ring, pid_tgid))
 		return 0;
 	remember_ring(ring, pid_tgid);
+	if (!sample_submit(req))
+		return 0;
 	rflags = req_flags(req);
 	if (ctx->flags & UR_IORING_SETUP_SQPOLL)
 		flags |= EVF_SQ_THREAD;
@@ -377,7 +385,7 @@ int BPF_PROG(tp_file_get, struct io_kiocb *req, int fd)
 	struct ev_file_get *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, file_get, EV_FILE_GET, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -413,7 +421,7 @@ int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 	struct ev_queue_async_work *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, queue_async_work, EV_QUEUE_ASYNC_WORK, rw ? EVF_HASHED : 0,
 		       bpf_ktime_get_boot_ns(), pid_tgid);
@@ -424,6 +432,8 @@ int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 	e->req = (u64)req;
 	e->user_data = req->cqe.user_data;
 	e->req_flags = req_flags(req);
+	if (req_work_flags(req, &e->work_flags))
+		e->flags |= EVF_WORK_FLAGS_VALID;
 	ev_submit(&em, e);
 	return 0;
 }
@@ -437,7 +447,7 @@ int BPF_PROG(tp_defer, struct io_kiocb *req)
 	struct ev_defer *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, defer, EV_DEFER, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -459,7 +469,7 @@ int BPF_PROG(tp_link, struct io_kiocb *req, struct io_kiocb *target_req)
 	struct ev_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, link, EV_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -480,7 +490,7 @@ int BPF_PROG(tp_fail_link, struct io_kiocb *req, struct io_kiocb *link)
 	struct ev_fail_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, fail_link, EV_FAIL_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -524,7 +534,7 @@ int BPF_PROG(tp_req_failed, const struct io_uring_sqe *usqe, struct io_kiocb *re
 	struct emit em;
 	u16 flags = 0;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !sample_submit(req))
 		return 0;
 	/* This is the SQE io_init_req() refused: no matching needed. */
 	if (!bpf_probe_read_kernel(&sqe, sizeof(sqe), usqe))
@@ -580,7 +590,7 @@ int BPF_PROG(tp_poll_arm, struct io_kiocb *req, int mask, int events)
 	struct ev_poll_arm *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, poll_arm, EV_POLL_ARM, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -604,7 +614,7 @@ int BPF_PROG(tp_task_add, struct io_kiocb *req, int mask)
 	struct ev_task_add *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, task_add, EV_TASK_ADD, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -704,21 +714,25 @@ int BPF_PROG(tp_short_write, void *rctx, u64 fpos, u64 wanted, u64 got)
 	return 0;
 }
 
-/* A completion; COMPLETE32 when the CQE carries the two extra words. */
+/*
+ * A completion; COMPLETE32 when the CQE carries the two extra words.  Its
+ * request's file, if any, is described first (files.bpf.h).
+ */
 static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 res,
 					 u32 cflags, u64 extra1, u64 extra2)
 {
 	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u64 ts;
+	u64 ts, file;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !cqe_sampled(req, cflags))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
+	file = note_request_file(req, ts, pid_tgid);
 	if (extra1 || extra2) {
 		struct ev_complete32 *e;
 
-		e = EV_RESERVE(&em, complete32, EV_COMPLETE32, 0, ts, pid_tgid);
+		e = EV_RESERVE(&em, complete32, EV_COMPLETE32, EVF_FILE_VALID, ts, pid_tgid);
 		if (!e)
 			return 0;
 		e->res = res;
@@ -728,11 +742,12 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 		e->cflags = cflags;
 		e->extra1 = extra1;
 		e->extra2 = extra2;
+		e->file = file;
 		ev_submit(&em, e);
 	} else {
 		struct ev_complete *e;
 
-		e = EV_RESERVE(&em, complete, EV_COMPLETE, 0, ts, pid_tgid);
+		e = EV_RESERVE(&em, complete, EV_COMPLETE, EVF_FILE_VALID, ts, pid_tgid);
 		if (!e)
 			return 0;
 		e->res = res;
@@ -740,6 +755,7 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 		e->req = req;
 		e->user_data = user_data;
 		e->cflags = cflags;
+		e->file = file;
 		ev_submit(&em, e);
 	}
 	return 0;
@@ -953,7 +969,7 @@ static __always_inline int emit_work_begin(void *work)
 	struct ev_work_begin *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid))
+	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
 		return 0;
 	e = EV_RESERVE(&em, work_begin, EV_WORK_BEGIN, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -976,7 +992,7 @@ static __always_inline int emit_work_end(void *work)
 	/* The request may be freed by now: the ring decides only when known. */
 	if (work) {
 		ring = (u64)BPF_CORE_READ(work_to_req(work), ctx);
-		if (!ring_selected(ring, pid_tgid))
+		if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)work_to_req(work)))
 			return 0;
 	} else if (!current_selected(pid_tgid)) {
 		return 0;

@@ -35,6 +35,14 @@
 #define UR_MAX_FILTER_PIDS	16384
 /* Rings of selected processes, learned at create, enter and submit. */
 #define UR_MAX_RING_OWNERS	16384
+/* Files described by an EV_FILE record (bpf/files.bpf.h). */
+#define UR_MAX_FILES		16384
+/*
+ * --sample: requests chosen and in flight, threads inside a chosen
+ * io_uring_enter (LRU maps: a full one forgets its oldest entry).
+ */
+#define UR_MAX_SAMPLED_REQS	65536
+#define UR_MAX_SAMPLED_ENTERS	16384
 
 /*
  * Counters the recorder reports at exit (".bss" ur_stats); none of them is
@@ -63,6 +71,8 @@ struct ur_stats {
 #define UR_IORING_ENTER_REGISTERED_RING	(1U << 4)
 #define UR_IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
 #define UR_IORING_CQE_F_32		(1U << 15)	/* 6.18 mixed-size CQ rings */
+#define UR_IORING_CQE_F_MORE		(1U << 1)
+#define UR_IORING_CQE_F_NOTIF		(1U << 3)
 #define UR_IO_RINGFD_REG_MAX		16
 
 #endif /* RINGSIDE_URING_RECORD_H */

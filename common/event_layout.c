@@ -17,6 +17,8 @@
 #define EVK_FROM_s64	EVK_S64
 #define EVK_FROM_id	EVK_ID
 #define EVK_FROM_comm	EVK_COMM
+#define EVK_FROM_fsname	EVK_STR
+#define EVK_FROM_path	EVK_STR
 #define EVK_FROM_pad8	EVK_PAD
 #define EVK_FROM_pad16	EVK_PAD
 #define EVK_FROM_pad32	EVK_PAD
@@ -137,9 +139,18 @@ struct ev_known_rule ev_field_known_rule(uint16_t type, const struct ev_field *f
 		if (!strcmp(f->name, "loops"))
 			return (struct ev_known_rule){ EVF_LOOPS_VALID, EVF_LOOPS_VALID };
 		return always;
+	case EV_QUEUE_ASYNC_WORK:
+		if (!strcmp(f->name, "work_flags"))
+			return (struct ev_known_rule){ EVF_WORK_FLAGS_VALID, EVF_WORK_FLAGS_VALID };
+		return always;
 	case EV_WORK_END:
 		if (!strcmp(f->name, "req"))
 			return (struct ev_known_rule){ EVF_WORK_REQ_UNKNOWN, 0 };
+		return always;
+	case EV_COMPLETE:
+	case EV_COMPLETE32:
+		if (!strcmp(f->name, "file"))
+			return (struct ev_known_rule){ EVF_FILE_VALID, EVF_FILE_VALID };
 		return always;
 	default:
 		return always;
@@ -157,6 +168,7 @@ static const char *const kind_names[] = {
 	[EVK_U8] = "u8", [EVK_U16] = "u16", [EVK_U32] = "u32",
 	[EVK_S32] = "s32", [EVK_U64] = "u64", [EVK_S64] = "s64",
 	[EVK_ID] = "id", [EVK_COMM] = "comm", [EVK_PAD] = "pad",
+	[EVK_STR] = "str",
 };
 
 const char *ev_kind_name(enum ev_kind kind)
@@ -180,6 +192,11 @@ bool ev_kind_is_signed(enum ev_kind kind)
 static bool kind_is_integer(int kind)
 {
 	return kind >= EVK_U8 && kind <= EVK_ID;
+}
+
+static bool kind_is_bytes(int kind)
+{
+	return kind == EVK_COMM || kind == EVK_STR;
 }
 
 void ev_layout_to_json(struct json_out *o)
@@ -343,7 +360,7 @@ static int build_type_map(struct ev_type_map *m, const struct ev_type_info *mine
 
 		if (f->kind == EVK_PAD)
 			continue;
-		compatible = l && ((f->kind == EVK_COMM && l->kind == EVK_COMM) ||
+		compatible = l && ((kind_is_bytes(f->kind) && l->kind == (int)f->kind) ||
 				   (kind_is_integer(f->kind) && kind_is_integer(l->kind)));
 		if (!compatible) {
 			*identity = false;
@@ -358,6 +375,7 @@ static int build_type_map(struct ev_type_map *m, const struct ev_type_info *mine
 			.dst_offset = f->offset,
 			.dst_size = f->size,
 			.is_signed = ev_kind_is_signed(l->kind),
+			.is_bytes = kind_is_bytes(f->kind),
 		};
 	}
 	return 0;
@@ -536,11 +554,11 @@ const void *ev_layout_normalize(const struct ev_layout_map *map, unsigned type,
 		const unsigned char *s = (const unsigned char *)src + c->src_offset;
 		unsigned char *d = (unsigned char *)dst + c->dst_offset;
 
-		/* comm fields (the only 16-byte ones) are bytes, whatever
-		 * size the log gives them; dst is zeroed above, so a shorter
-		 * one is NUL-padded. */
-		if (c->dst_size == EV_COMM_LEN) {
-			memcpy(d, s, c->src_size < EV_COMM_LEN ? c->src_size : EV_COMM_LEN);
+		/* comm and str fields are bytes, whatever size the log
+		 * gives them; dst is zeroed above, so a shorter one is
+		 * NUL-padded. */
+		if (c->is_bytes) {
+			memcpy(d, s, c->src_size < c->dst_size ? c->src_size : c->dst_size);
 			continue;
 		}
 		store_native(d, c->dst_size, load_le(s, c->src_size, c->is_signed));

@@ -20,6 +20,7 @@
 enum ev_kind {
 	EVK_U8, EVK_U16, EVK_U32, EVK_S32, EVK_U64, EVK_S64, EVK_ID, EVK_COMM,
 	EVK_PAD,
+	EVK_STR,			/* NUL-padded bytes of any size (3.1) */
 };
 
 struct ev_field {
@@ -52,7 +53,7 @@ bool ev_kind_is_signed(enum ev_kind kind);
  * fields without EVF_SQE_VALID, ring without EVF_RING_VALID, SQ/CQ head
  * and tail without EVF_RING_STATE_VALID, setup params without
  * EVF_PARAMS_VALID, loops without EVF_LOOPS_VALID, a work_end request with
- * EVF_WORK_REQ_UNKNOWN.  Printers show such fields as unknown, never as the
+ * EVF_WORK_REQ_UNKNOWN, a completion's file without EVF_FILE_VALID.  Printers show such fields as unknown, never as the
  * zero the record holds.
  */
 bool ev_field_known(const struct ev_header *rec, const struct ev_field *f);
@@ -77,6 +78,7 @@ struct ev_field_copy {
 	uint16_t src_offset, src_size;
 	uint16_t dst_offset, dst_size;
 	bool is_signed;
+	bool is_bytes;			/* comm or str: copied, NUL-padded */
 };
 
 /*

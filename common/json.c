@@ -763,3 +763,13 @@ bool json_get_i64(const struct json_value *obj, const char *key, int64_t *out)
 {
 	return json_value_i64(json_get(obj, key), out);
 }
+
+bool json_get_double(const struct json_value *obj, const char *key, double *out)
+{
+	const struct json_value *v = json_get(obj, key);
+
+	if (!v || v->type != JSON_NUMBER || !isfinite(v->number))
+		return false;
+	*out = v->number;
+	return true;
+}

@@ -114,6 +114,8 @@ const char *json_get_str(const struct json_value *obj, const char *key,
 			 const char *fallback);
 bool json_get_u64(const struct json_value *obj, const char *key, uint64_t *out);
 bool json_get_i64(const struct json_value *obj, const char *key, int64_t *out);
+/* A finite number, integer or not. */
+bool json_get_double(const struct json_value *obj, const char *key, double *out);
 bool json_value_u64(const struct json_value *v, uint64_t *out);
 bool json_value_i64(const struct json_value *v, int64_t *out);
 

@@ -34,10 +34,16 @@
 #endif
 
 #define EV_COMM_LEN 16
+/* A file's path in an EV_FILE record (format 3.1): see EV_FIELDS_file. */
+#define EV_PATH_LEN 256
+/* A file system type name (struct file_system_type.name) in EV_FILE. */
+#define EV_FS_LEN 16
 
 /*
  * Field kinds.  "id" is a kernel object pointer (ring context, request,
- * task context) that the recorder maps to an opaque identifier; 0 stays 0.
+ * task context, file) that the recorder maps to an opaque identifier; 0
+ * stays 0.  fsname and path are NUL-padded byte strings (layout kind
+ * "str", format 3.1).
  */
 #define EV_DECL_u8(name)	__u8 name;
 #define EV_DECL_u16(name)	__u16 name;
@@ -47,6 +53,8 @@
 #define EV_DECL_s64(name)	__s64 name;
 #define EV_DECL_id(name)	__u64 name;
 #define EV_DECL_comm(name)	char name[EV_COMM_LEN];
+#define EV_DECL_fsname(name)	char name[EV_FS_LEN];
+#define EV_DECL_path(name)	char name[EV_PATH_LEN];
 #define EV_DECL_pad8(name)	__u8 name;
 #define EV_DECL_pad16(name)	__u16 name;
 #define EV_DECL_pad32(name)	__u32 name;
@@ -60,6 +68,8 @@
 #define EV_KIND_SIZE_s64	8
 #define EV_KIND_SIZE_id		8
 #define EV_KIND_SIZE_comm	EV_COMM_LEN
+#define EV_KIND_SIZE_fsname	EV_FS_LEN
+#define EV_KIND_SIZE_path	EV_PATH_LEN
 #define EV_KIND_SIZE_pad8	1
 #define EV_KIND_SIZE_pad16	2
 #define EV_KIND_SIZE_pad32	4
@@ -95,7 +105,7 @@
 	T(REGISTER,		21, register,		48)		\
 	T(FILE_GET,		22, file_get,		48)		\
 	T(SUBMIT,		23, submit,		80)		\
-	T(QUEUE_ASYNC_WORK,	24, queue_async_work,	56)		\
+	T(QUEUE_ASYNC_WORK,	24, queue_async_work,	64)		\
 	T(DEFER,		25, defer,		48)		\
 	T(LINK,			26, link,		48)		\
 	T(FAIL_LINK,		27, fail_link,		56)		\
@@ -107,11 +117,12 @@
 	T(TASK_WORK_RUN,	33, task_work_run,	40)		\
 	T(LOCAL_WORK_RUN,	34, local_work_run,	40)		\
 	T(SHORT_WRITE,		35, short_write,	56)		\
-	T(COMPLETE,		36, complete,		56)		\
-	T(COMPLETE32,		37, complete32,		72)		\
+	T(COMPLETE,		36, complete,		64)		\
+	T(COMPLETE32,		37, complete32,		80)		\
 	T(WORK_BEGIN,		40, work_begin,		48)		\
 	T(WORK_END,		41, work_end,		32)		\
-	T(SCHED_SWITCH,		42, sched_switch,	32)
+	T(SCHED_SWITCH,		42, sched_switch,	32)		\
+	T(FILE,			43, file,		328)
 
 /* One past the largest type number; sizes per-type counter arrays. */
 #define EV_TYPE_LIMIT 64
@@ -193,10 +204,16 @@
 	F(s32, fd) F(u32, len) F(u32, op_flags) F(u16, ioprio)		\
 	F(u16, personality)
 
-/* Tracepoint io_uring:io_uring_queue_async_work (EVF_HASHED: hashed work). */
+/*
+ * Tracepoint io_uring:io_uring_queue_async_work (EVF_HASHED: hashed work).
+ * work_flags (format 3.1, EVF_WORK_FLAGS_VALID) are the io-wq work's flags
+ * as io_prep_async_work() left them: IO_WQ_WORK_UNBOUND (bit 2) picks the
+ * unbounded worker pool, and the hash key (bits 24..31) the bucket whose
+ * work io-wq runs one at a time.
+ */
 #define EV_FIELDS_queue_async_work(F)					\
 	F(u8, opcode) F(pad8, pad0) F(pad16, pad1) F(id, ring) F(id, req)	\
-	F(u64, user_data) F(u64, req_flags)
+	F(u64, user_data) F(u64, req_flags) F(u32, work_flags) F(pad32, pad2)
 
 /* Tracepoint io_uring:io_uring_defer. */
 #define EV_FIELDS_defer(F)						\
@@ -260,12 +277,17 @@
  * Tracepoint io_uring:io_uring_complete.  req is 0 for CQEs that belong to
  * no request (e.g. IORING_OP_MSG_RING posting into a target ring).
  * COMPLETE32 carries the two extra words of a 32-byte CQE when non-zero.
+ * file (format 3.1, EVF_FILE_VALID): the request's struct file at its
+ * completion (req->file, plain or fixed), 0 when it has none; an EV_FILE
+ * record describes it, written before the first completion naming it.
  */
-#define EV_FIELDS_complete(F)						\
+#define EV_FIELDS_complete_v1(F)					\
 	F(s32, res) F(id, ring) F(id, req) F(u64, user_data)		\
 	F(u32, cflags) F(pad32, pad0)
+#define EV_FIELDS_complete(F)						\
+	EV_FIELDS_complete_v1(F) F(id, file)
 #define EV_FIELDS_complete32(F)						\
-	EV_FIELDS_complete(F) F(u64, extra1) F(u64, extra2)
+	EV_FIELDS_complete_v1(F) F(u64, extra1) F(u64, extra2) F(id, file)
 
 /* An io-wq worker (the header's task) starts / finishes running req. */
 #define EV_FIELDS_work_begin(F)						\
@@ -280,6 +302,25 @@
  */
 #define EV_FIELDS_sched_switch(F)					\
 	F(u32, next_tid) F(u32, next_tgid) F(u32, prev_state)
+
+/*
+ * The identity of a file (format 3.1), written the first time a completion
+ * names it (and again if its address comes to hold another file): dev is
+ * the kernel's dev_t of its file system (major << 20 | minor, as
+ * sb->s_dev), ino, nlink and mode (S_IF* and permissions) its inode's,
+ * f_flags its open flags (O_*), fs the file system type's name.  path
+ * holds the dentry names from the file up, leaf first, each NUL-terminated
+ * (ncomp of them), crossing mounts up to the root of the recorded task's
+ * mount namespace: "/tmp/a" is "a\0tmp\0".  path_flags (enum
+ * ev_path_flag, in the record: the header's flag bits are few): EV_PATH_TRUNCATED, the walk stopped before that root
+ * (path full, or too deep); EV_PATH_DETACHED, it reached a root that is no
+ * mount's (pseudo files such as pipes, sockets and anonymous inodes, whose
+ * one name is then their dentry's).
+ */
+#define EV_FIELDS_file(F)						\
+	F(u32, dev) F(id, file) F(u64, ino) F(u32, f_flags)		\
+	F(u32, nlink) F(u16, mode) F(u8, ncomp) F(u8, path_flags)	\
+	F(fsname, fs) F(path, path) F(pad32, pad1)
 
 enum ev_type {
 #define EV_ENUM(NAME, num, name, size) EV_##NAME = num,
@@ -331,6 +372,14 @@ enum ev_flag {
 	EVF_PARAMS_VALID	= 1 << 10, /* setup_begin: params read from user memory */
 	EVF_REGISTERED_RING	= 1 << 11, /* enter_*, register_*: fd is a registered-ring index */
 	EVF_WORK_REQ_UNKNOWN	= 1 << 12, /* work_end: probe could not tell the request */
+	EVF_FILE_VALID		= 1 << 13, /* complete*: file read (format 3.1) */
+	EVF_WORK_FLAGS_VALID	= 1 << 14, /* queue_async_work: work_flags read (3.1) */
+};
+
+/* EV_FILE path_flags: how the path walk ended. */
+enum ev_path_flag {
+	EV_PATH_TRUNCATED	= 1 << 0,  /* stopped short of the root */
+	EV_PATH_DETACHED	= 1 << 1,  /* ended at a root no mount holds */
 };
 
 /* Why an EV_TASK record was written. */
@@ -340,6 +389,10 @@ enum ev_task_reason {
 	EV_TASK_RENAME		= 3,
 	EV_TASK_EXEC		= 4,
 };
+
+/* io-wq work flags (io_uring/io-wq.h, 6.1 .. 6.18). */
+#define EV_IO_WQ_WORK_UNBOUND	0x4u
+#define EV_IO_WQ_HASH_SHIFT	24
 
 /* task_flags bits the converter relies on (include/linux/sched.h). */
 #define EV_PF_EXITING		0x00000004

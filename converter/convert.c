@@ -110,6 +110,8 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	meta.machine = machine;
 	meta.io_wq_tracking = iowq;
 	meta.converter_version = PACKAGE_VERSION;
+	if (convert_log_sampling(&c, &meta.sample_requests, &meta.sample_syscalls))
+		goto cleanup;
 
 	if (o->start.set && resolve_time(&c, &o->start, meta.start_ns, &sel.start_ns, "start"))
 		goto cleanup;
@@ -156,6 +158,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	mcfg.out = sink;
 	mcfg.names = &c.names;
 	mcfg.iowq_exact = !strcmp(iowq, "fentry") || !strcmp(iowq, "kprobe");
+	mcfg.sample_every = meta.sample_requests;
 	if (model_new(&model, &mcfg)) {
 		fprintf(c.errf, "uring-convert: out of memory\n");
 		goto cleanup;
@@ -201,6 +204,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	totals.window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(&c);
 	totals.window_dropped = st->window_dropped;
 	totals.window_cut = st->window_start_ns > 1;
+	totals.cost = &st->cost;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	convert_log_warnings(&c);
 	if (st->unknown_records && !o->quiet)
@@ -235,6 +239,8 @@ static bool output_is_log(const struct options *o, enum out_format fmt)
 {
 	if (!o->output)
 		return false;
+	if (fmt == FORMAT_FIO)
+		return false;	/* writes only NAME.iolog/.fio/.sh/.txt into a directory */
 	if (fmt != FORMAT_CSV)
 		return is_the_log(o->log_path, o->output);
 	for (int i = 0; i < CSV_NTABLES; i++) {
@@ -294,6 +300,13 @@ int convert_run(const struct options *o)
 			return 2;
 		}
 		out = output_csv_new(&cfg, err, sizeof(err));
+		break;
+	case FORMAT_FIO:
+		if (!o->output) {
+			fprintf(stderr, "uring-convert: --format=fio writes several files: give a directory with -o DIR\n");
+			return 2;
+		}
+		out = output_fio_new(&cfg, o->nrings > 0, err, sizeof(err));
 		break;
 	case FORMAT_FXT:
 		out = output_fxt_new(&cfg, o->lanes ? o->lanes : FXT_LANES_DEFAULT, err, sizeof(err));

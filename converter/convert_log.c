@@ -54,6 +54,40 @@ void meta_str(const struct json_value *obj, const char *key, char *buf, size_t l
 	buf[i] = '\0';
 }
 
+/* The largest rate uring-record --sample accepts. */
+#define SAMPLE_MAX	(1u << 20)
+
+static int sampling_rate(const struct convert_log *c, const struct json_value *s,
+			 const char *key, uint32_t *out)
+{
+	const struct json_value *v = json_get(s, key);
+	uint64_t n;
+
+	*out = 1;
+	if (!v)
+		return 0;
+	if (!json_value_u64(v, &n) || n < 1 || n > SAMPLE_MAX) {
+		fprintf(c->errf, "uring-convert: %s: metadata: sampling.%s is not a rate from 1 to %u\n",
+			c->o->log_path, key, SAMPLE_MAX);
+		return -1;
+	}
+	*out = (uint32_t)n;
+	return 0;
+}
+
+int convert_log_sampling(const struct convert_log *c, uint32_t *requests, uint32_t *syscalls)
+{
+	const struct json_value *s = json_get(log_reader_info(c->r)->meta, "sampling");
+
+	*requests = *syscalls = 1;
+	if (!s)
+		return 0;
+	if (sampling_rate(c, s, "requests_one_in", requests) ||
+	    sampling_rate(c, s, "syscalls_one_in", syscalls))
+		return -1;
+	return 0;
+}
+
 uint64_t convert_log_start(const struct convert_log *c)
 {
 	const struct log_info *info = log_reader_info(c->r);

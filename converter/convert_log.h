@@ -39,6 +39,13 @@ void convert_log_warnings(struct convert_log *c);
  * so that relative times are never negative. */
 uint64_t convert_log_start(const struct convert_log *c);
 
+/*
+ * The metadata's "sampling" rates (uring-record --sample): 1 request and 1
+ * syscall in *requests / *syscalls were recorded, 1 when not sampled.
+ * Returns 0, or -1 after an error line on c->errf (a rate out of range).
+ */
+int convert_log_sampling(const struct convert_log *c, uint32_t *requests, uint32_t *syscalls);
+
 /* Printable copy of a metadata string (it comes from a file). */
 void meta_str(const struct json_value *obj, const char *key, char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include "convert_log.h"
 #include "model_names.h"
 #include "output_util.h"
+#include "report.h"
 
 /*
  * At most this many characters of one metadata value: a hostile log cannot
@@ -113,6 +114,7 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	const struct json_value *meta, *host, *rec;
 	char a[TIMEBASE_ISO_LEN], b[128], d[128];
 	uint64_t start;
+	uint32_t sample_req, sample_sys;
 	int ret = 1;
 
 	if (convert_log_open(&c))
@@ -162,6 +164,11 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	fprintf(f, "pointers:     %s\n", *b ? b : "opaque");
 	info_line(f, "filters:", json_get(meta, "filters"));
 	info_line(f, "options:", json_get(meta, "options"));
+	if (convert_log_sampling(&c, &sample_req, &sample_sys))
+		goto cleanup;
+	if (sample_req > 1)
+		fprintf(f, "sampling:     1 request in %u, %s (uring-record --sample)\n", sample_req,
+			sample_sys > 1 ? "1 io_uring_enter call in N" : "every syscall");
 	info_probes(f, json_get(meta, "probes"));
 	fprintf(f, "time:         start %s", *timebase_iso(&c.tb, start, a) ? a : "(no wall clock)");
 	fprintf(f, ", span %.9f s, %zu clock snapshots\n",
@@ -203,6 +210,12 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 	if (st->window_start_ns)
 		print_snapshot_line(f, "snapshot:     ", st->snapshot, st->trigger, st->trigger_ns,
 				    st->window_start_ns, &c.tb);
+	{
+		char cost[256];
+
+		if (report_cost_text(&st->cost, 0, cost, sizeof(cost)))
+			fprintf(f, "cost:         %s\n", cost);
+	}
 	convert_log_warnings(&c);
 	ret = fflush(f) || ferror(f) ? 1 : 0;
 	if (ret)

@@ -7,12 +7,16 @@ converter_libconvert_a_SOURCES = \
 	converter/convert_log.c converter/convert_log.h converter/info.c \
 	converter/options.c converter/options.h \
 	converter/merge.c converter/merge.h \
-	converter/model.c converter/model.h \
+	converter/model.c converter/model.h converter/reap.c converter/reap.h \
+	converter/iowq.c converter/iowq.h \
+	converter/model_files.c converter/model_files.h \
+	converter/file_stats.c converter/file_stats.h \
 	converter/output.h converter/output_util.c converter/output_util.h \
 	converter/model_names.c converter/model_names.h converter/csv_tables.h \
 	converter/out_buf.c converter/out_buf.h \
 	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
+	converter/output_fio.c converter/replay_key.c converter/replay_key.h \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
 	converter/fxt_plan.c converter/fxt_plan.h \
 	converter/filter.c converter/filter.h \

@@ -348,6 +348,34 @@ static void read_end_frame(struct merge *m, const struct log_frame *f)
 	json_doc_free(&doc);
 }
 
+/* The recorder's cost, in the last STATS frame that says it. */
+static void read_stats_frame(struct merge *m, const struct log_frame *f)
+{
+	struct tracing_cost *c = &m->st.cost;
+	const struct json_value *cost;
+	const void *buf;
+	size_t len;
+	char msg[LOG_MSG_LEN];
+	struct json_doc doc;
+
+	/* Informational: a damaged one only leaves the cost unknown. */
+	if (log_reader_payload(m->r, f, 0, &buf, &len, msg, sizeof(msg)) ||
+	    json_parse(buf, len, &doc, msg, sizeof(msg)))
+		return;
+	cost = json_get(&doc.root, "cost");
+	if (cost && cost->type == JSON_OBJECT) {
+		memset(c, 0, sizeof(*c));
+		c->known = true;
+		copy_clean(c->bpf_stats, sizeof(c->bpf_stats),
+			   json_get_str(cost, "bpf_stats", ""));
+		c->bpf_known = json_get_u64(cost, "bpf_run_time_ns", &c->bpf_run_ns) &&
+			       json_get_u64(cost, "bpf_runs", &c->bpf_runs);
+		json_get_double(cost, "recorder_cpu_s", &c->recorder_cpu_s);
+		json_get_double(cost, "recording_s", &c->recording_s);
+	}
+	json_doc_free(&doc);
+}
+
 static void read_clock_frame(struct merge *m, struct timebase *tb, const struct log_frame *f)
 {
 	const void *buf;
@@ -511,8 +539,10 @@ int merge_open(struct merge **mp, struct log_reader *r, struct timebase *tb,
 		case LOG_FRAME_END:
 			read_end_frame(m, &f);
 			break;
-		case LOG_FRAME_META:
 		case LOG_FRAME_STATS:
+			read_stats_frame(m, &f);
+			break;
+		case LOG_FRAME_META:
 		case LOG_FRAME_INDEX:
 			break;
 		default:

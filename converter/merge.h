@@ -108,6 +108,7 @@ struct merge_stats {
 	enum log_stop stop;
 	char stop_message[LOG_MSG_LEN];
 	uint64_t frame_gaps;
+	struct tracing_cost cost;	/* the last STATS frame's */
 	/* From merging (merge_next). */
 	uint64_t records;		/* yielded */
 	uint64_t unknown_records;

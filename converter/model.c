@@ -34,13 +34,21 @@
  *    A success leaves no event: the model ends such a request only where
  *    the log proves it finished (see req_close_skipped()'s callers).
  *  - Request and ring pointers are reused by the kernel.
+ *  - A sampled recording (uring-record --sample) holds the events of the
+ *    requests chosen at submission, and all events of no request: an
+ *    event of a request not seen submitted, or a CQE of no request that
+ *    matches no sampled one (multishot, notification, overflow), belongs
+ *    to a request sampled away, and is counted as such, not as a request.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hmap.h"
 #include "sanitizer.h"
+#include "iowq.h"
 #include "model.h"
+#include "reap.h"
+#include "model_files.h"
 
 #define IOSQE_IO_DRAIN_BIT		(1u << 1)
 #define IOSQE_LINK_BITS			((1u << 2) | (1u << 3))	/* IO_LINK, IO_HARDLINK */
@@ -50,6 +58,7 @@
 #define IORING_OP_LINK_TIMEOUT_VALUE	15
 #define IORING_CQE_F_MORE_BIT		(1u << 1)
 #define IORING_CQE_F_NOTIF_BIT		(1u << 3)
+#define IORING_CQE_F_32_BIT		(1u << 15)	/* 6.18 CQE_MIXED: two slots */
 #define IORING_OP_SEND_ZC_VALUE		47
 #define IORING_OP_SENDMSG_ZC_VALUE	48
 #define IORING_SETUP_IOPOLL_BIT		(1u << 0)
@@ -86,6 +95,7 @@ struct task_state {
 	bool is_worker_guess;
 	bool uses_io_uring;		/* submitted, entered or ran io_uring task work */
 	bool traced_work;		/* io-wq worker with work_begin/work_end events */
+	enum iowq_acct iowq_acct;	/* io-wq worker: its pool, from the work it ran */
 };
 
 struct ring_state {
@@ -100,6 +110,8 @@ struct ring_state {
 	 * being assembled (io_submit_sqe() under the ring's uring_lock). */
 	struct req *link_tail;
 	bool drain_seen;		/* a submission had IOSQE_IO_DRAIN */
+	struct reap_ring reap;		/* CQ indices of its CQEs, reaping (reap.h) */
+	struct iowq_ring wq;		/* hashed work by key, workers by pool (iowq.h) */
 };
 
 struct req {
@@ -123,6 +135,9 @@ struct req {
 	 * re-created).  Tasks live as long as the model.
 	 */
 	struct task_state *work_task;
+	struct reap_entry reap;		/* its final CQE, until reaped */
+	unsigned iowq_key;		/* in io-wq as hashed work: hash key + 1 */
+	struct req *deliver_next;	/* m->deliver queue */
 };
 
 struct syscall_state {
@@ -160,16 +175,23 @@ struct model {
 	const struct output_ops *ops;
 	struct hmap tasks, rings, reqs, fds;
 	struct hmap by_user_data;	/* (ring, user_data) -> oldest open submitted request */
+	struct model_files *files;	/* EV_FILE records (model_files.c) */
 	struct ring_state **ring_list;
 	size_t nrings, ringcap;
 	uint64_t next_req_id, next_sys_id;
 	struct spares spare_reqs, spare_syscalls;
+	/* Finished requests, in the order they finished, each delivered once
+	 * it and all before it know when their CQE was reaped (or never
+	 * will): the order of request() is the order without reaping. */
+	struct req *deliver_head, *deliver_tail;
+	size_t deliver_len;
 	uint64_t loss_seq, loss_max_end;
 	uint64_t cur_req;		/* request the current record refers to */
 	uint64_t now;
 	bool oom;
 	/* totals */
 	uint64_t requests, syscalls, unpaired, aux_cqes, unmatched;
+	uint64_t sampled_away;		/* events of requests not sampled */
 	struct model_task **task_array;
 	struct model_ring **ring_array;
 };
@@ -412,6 +434,50 @@ static void ring_add_worker(struct model *m, struct ring_state *rs, struct task_
 	announce_ring(m, rs);
 }
 
+/*
+ * Worker w ran (or finished) rq's work on rs: a worker stays in the io-wq
+ * pool it was created for, so the first work with known flags it is seen
+ * with gives its pool; from then on it counts among rs's workers of that
+ * pool until it exits.
+ */
+static void worker_served(struct model *m, struct ring_state *rs, struct task_state *w,
+			  const struct req *rq)
+{
+	int added;
+
+	if (!rs || !w)
+		return;
+	if (w->iowq_acct == IOWQ_ACCT_UNKNOWN && rq && rq->r.work_flags_valid)
+		w->iowq_acct = iowq_work_acct(rq->r.work_flags);
+	added = iowq_worker_served(&rs->wq, &rs->r, w->t.tid, w->iowq_acct);
+	if (added < 0) {
+		m->oom = true;
+		return;
+	}
+	if (!added)
+		return;
+	counter(m, w->iowq_acct == IOWQ_ACCT_BOUND ? COUNTER_IOWQ_BOUND_WORKERS :
+		COUNTER_IOWQ_UNBOUND_WORKERS, rs, rs->wq.alive[w->iowq_acct]);
+	announce_ring(m, rs);
+}
+
+/* An io-wq worker exited: it no longer counts for the rings it served. */
+static void worker_exited(struct model *m, struct task_state *w)
+{
+	for (unsigned i = 0; i < w->t.nrings; i++) {
+		struct ring_state *rs;
+		enum iowq_acct acct;
+
+		if (!w->t.rings[i] || w->t.rings[i] > m->nrings)
+			continue;
+		rs = m->ring_list[w->t.rings[i] - 1];
+		acct = iowq_worker_exited(&rs->wq, w->t.tid);
+		if (acct != IOWQ_ACCT_UNKNOWN)
+			counter(m, acct == IOWQ_ACCT_BOUND ? COUNTER_IOWQ_BOUND_WORKERS :
+				COUNTER_IOWQ_UNBOUND_WORKERS, rs, rs->wq.alive[acct]);
+	}
+}
+
 static void marker_id(struct model *m, enum marker_kind kind, const struct ev_header *h,
 		      const struct ring_state *rs, uint64_t request_id, int64_t value,
 		      uint64_t user_data, uint64_t a, uint64_t b, uint64_t c)
@@ -458,6 +524,17 @@ static struct req *req_new(struct model *m, struct ring_state *rs, uint64_t req_
 	return rq;
 }
 
+/* The request is no longer queued to or running in io-wq. */
+static void iowq_leave(struct model *m, struct req *rq)
+{
+	if (!rq->in_iowq)
+		return;
+	rq->in_iowq = false;
+	counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
+	iowq_left(&rq->ring->wq, rq->iowq_key);
+	rq->iowq_key = 0;
+}
+
 static void req_unlink_open(struct model *m, struct req *rq)
 {
 	if (rq->ud_indexed) {
@@ -483,10 +560,7 @@ static void req_unlink_open(struct model *m, struct req *rq)
 		rq->counted_inflight = false;
 		counter(m, COUNTER_INFLIGHT, rq->ring, --rq->ring->inflight);
 	}
-	if (rq->in_iowq) {
-		rq->in_iowq = false;
-		counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
-	}
+	iowq_leave(m, rq);
 }
 
 static bool lost_during(const struct model *m, const struct req *rq)
@@ -568,7 +642,82 @@ static enum req_path_reason path_reason(const struct req *rq)
 	}
 }
 
-/* Deliver a finished request and free it. */
+/*
+ * Finished requests wait for their CQE to be reaped at most this many
+ * deep; beyond, the oldest is delivered with its reaping unknown, so that
+ * memory follows what is open, not the log (a ring whose application
+ * never enters the kernel, e.g. SQPOLL with a busy-polled CQ, is bounded
+ * by its ring size much earlier: reap.h).
+ */
+#define DELIVER_MAX 65536
+
+static void deliver_now(struct model *m, struct req *rq)
+{
+	const struct reap_entry *re = &rq->reap;
+
+	rq->r.cq_index_valid = re->posted_ts != 0;
+	rq->r.cq_index = re->index;
+	rq->r.cq_index_upper = re->index_shifted;
+	rq->r.reaped_ts = re->reaped_ts;
+	rq->r.reaped_by_capacity = re->reaped_by_capacity;
+	if (m->ops->request)
+		m->ops->request(m->out, &rq->r);
+	spare_put(&m->spare_reqs, rq);
+}
+
+/* Deliver the queue's head while it no longer waits for its reaping. */
+static void deliver_ready(struct model *m)
+{
+	struct req *rq;
+
+	while ((rq = m->deliver_head) && !rq->reap.queued) {
+		m->deliver_head = rq->deliver_next;
+		if (!m->deliver_head)
+			m->deliver_tail = NULL;
+		m->deliver_len--;
+		deliver_now(m, rq);
+	}
+}
+
+static void deliver(struct model *m, struct req *rq)
+{
+	if (!rq->reap.queued && !m->deliver_head) {
+		deliver_now(m, rq);
+		return;
+	}
+	rq->deliver_next = NULL;
+	if (m->deliver_tail)
+		m->deliver_tail->deliver_next = rq;
+	else
+		m->deliver_head = rq;
+	m->deliver_tail = rq;
+	if (++m->deliver_len > DELIVER_MAX) {
+		struct req *old = m->deliver_head;
+
+		reap_remove(&old->ring->reap, &old->reap);
+	}
+	deliver_ready(m);
+}
+
+/* A CQE reached the CQ ring (not an overflow): give it its index. */
+static void reap_cqe(struct model *m, struct ring_state *rs, struct req *rq,
+		     const struct ev_complete *e, bool overflowed)
+{
+	if (overflowed)
+		return;
+	if (reap_posted(&rs->reap, rq ? &rq->reap : NULL, e->ts,
+			e->cflags & IORING_CQE_F_32_BIT ? 2 : 1))
+		deliver_ready(m);
+}
+
+/* Stop waiting for reapings on rs (ring gone, end of the log). */
+static void reap_give_up(struct model *m, struct ring_state *rs)
+{
+	reap_forget(&rs->reap);
+	deliver_ready(m);
+}
+
+/* Deliver a finished request (once its reaping is known) and free it. */
 static void req_emit(struct model *m, struct req *rq)
 {
 	req_unlink_open(m, rq);
@@ -587,9 +736,7 @@ static void req_emit(struct model *m, struct req *rq)
 	if (rq->work_task && rq->work_task->current_work == rq)
 		rq->work_task->current_work = NULL;
 	rq->ring->r.requests++;
-	if (m->ops->request)
-		m->ops->request(m->out, &rq->r);
-	spare_put(&m->spare_reqs, rq);
+	deliver(m, rq);
 }
 
 /* Path from the async steps seen; PATH_UNKNOWN when there were none. */
@@ -668,6 +815,10 @@ static struct req *req_lookup(struct model *m, struct ring_state *rs, uint64_t r
 	if (!rs || !req_ptr)
 		return NULL;
 	rq = hmap_get(&m->reqs, rs->r.ring_id, req_ptr);
+	if (!rq && create && m->cfg.sample_every > 1) {
+		m->sampled_away++;
+		return NULL;
+	}
 	if (!rq && create)
 		rq = req_new(m, rs, req_ptr);
 	if (rq && !m->cur_req)
@@ -961,6 +1112,8 @@ static void on_task_exit(struct model *m, const struct ev_task_exit *e, struct t
 		sys_drop_open(m, ts);
 	ts->t.exit_ts = e->ts;
 	ts->t.exit_code = e->exit_code;
+	if (ts->t.kind == TASK_IOWQ_WORKER)
+		worker_exited(m, ts);
 	announce_task(m, ts);
 }
 
@@ -987,6 +1140,21 @@ static void enter_state_counters(struct model *m, struct ring_state *rs, uint32_
 }
 
 #define HDR(e) ((const struct ev_header *)(const void *)(e))
+
+/* The shared CQ head and tail as an enter read them: CQEs before the head
+ * were reaped.  cq_order: log2 of the CQ size when known (enter begin). */
+static void ring_snapshot(struct model *m, struct ring_state *rs, uint8_t cq_order,
+			  uint32_t cq_head, uint32_t cq_tail)
+{
+	if (!rs)
+		return;
+	if (!rs->reap.size && cq_order && cq_order < 32)
+		rs->reap.size = 1u << cq_order;
+	if (!rs->reap.size && rs->r.created_seen)
+		rs->reap.size = rs->r.cq_entries;
+	if (reap_snapshot(&rs->reap, m->now, cq_head, cq_tail))
+		deliver_ready(m);
+}
 
 static void on_enter_begin(struct model *m, const struct ev_enter_begin *e, struct task_state *ts)
 {
@@ -1017,6 +1185,7 @@ static void on_enter_begin(struct model *m, const struct ev_enter_begin *e, stru
 		ss->s.cq_head[0] = e->cq_head;
 		ss->s.cq_tail[0] = e->cq_tail;
 		enter_state_counters(m, rs, e->sq_head, e->sq_tail, e->cq_head, e->cq_tail);
+		ring_snapshot(m, rs, e->cq_order, e->cq_head, e->cq_tail);
 	}
 }
 
@@ -1040,6 +1209,7 @@ static void on_enter_end(struct model *m, const struct ev_enter_end *e, struct t
 		ss->s.cq_head[1] = e->cq_head;
 		ss->s.cq_tail[1] = e->cq_tail;
 		enter_state_counters(m, ss->ring, e->sq_head, e->sq_tail, e->cq_head, e->cq_tail);
+		ring_snapshot(m, ss->ring, 0, e->cq_head, e->cq_tail);
 	}
 	sys_emit(m, ts, ss);
 }
@@ -1145,6 +1315,7 @@ static void on_create(struct model *m, const struct ev_create *e, struct task_st
 					       INCOMPLETE_RING_RECREATED);
 		}
 		free(open);
+		reap_give_up(m, rs);
 		hmap_del(&m->rings, e->ring, 0);
 		rs = ring_new(m, e->ring, rs->r.generation + 1);
 	} else if (!rs) {
@@ -1324,8 +1495,21 @@ static void on_queue_async(struct model *m, const struct ev_queue_async_work *e)
 	}
 	if (e->flags & EVF_HASHED)
 		rq->r.modifiers |= REQM_HASHED;
+	if (e->flags & EVF_WORK_FLAGS_VALID) {
+		rq->r.work_flags_valid = true;
+		rq->r.work_flags = e->work_flags;
+		if (!rs->r.iowq_work_flags_known) {
+			rs->r.iowq_work_flags_known = true;
+			announce_ring(m, rs);
+		}
+	}
 	if (!rq->in_iowq) {
+		bool hashed = e->flags & EVF_HASHED;
+
 		rq->in_iowq = true;
+		rq->iowq_key = e->flags & EVF_WORK_FLAGS_VALID ?
+			       iowq_work_key(hashed, e->work_flags) : 0;
+		iowq_queued(&rs->wq, &rs->r, hashed, rq->iowq_key);
 		counter(m, COUNTER_IOWQ, rs, ++rs->iowq);
 		if ((uint64_t)rs->iowq > rs->r.iowq_peak) {
 			rs->r.iowq_peak = (unsigned)rs->iowq;
@@ -1543,6 +1727,7 @@ static void place_worker(struct model *m, struct req *rq, struct task_state *ct)
 	rq->r.modifiers |= REQM_WORKER_APPROX;
 	ct->last_activity_ts = m->now;
 	ring_add_worker(m, rq->ring, ct);
+	worker_served(m, rq->ring, ct, rq);
 }
 
 static void classify_completed(struct model *m, struct req *rq, struct task_state *ct)
@@ -1624,6 +1809,11 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 		/* Its send was not seen (submitted before the recording,
 		 * or lost): the notification is still no request. */
 	}
+	if (m->cfg.sample_every > 1 && (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) &&
+	    (overflowed || (e->cflags & (IORING_CQE_F_MORE_BIT | IORING_CQE_F_NOTIF_BIT)))) {
+		m->sampled_away++;
+		return;
+	}
 	if (!e->req || (e->cflags & IORING_CQE_F_NOTIF_BIT)) {
 		struct model_cqe c = {
 			.ts = e->ts, .tid = e->tid, .ring = &rs->r, .user_data = e->user_data,
@@ -1632,6 +1822,7 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 		};
 
 		m->aux_cqes++;
+		reap_cqe(m, rs, NULL, e, overflowed);
 		if (m->ops->cqe)
 			m->ops->cqe(m->out, &c);
 		return;
@@ -1640,6 +1831,15 @@ static void on_complete(struct model *m, const struct ev_complete *e, struct tas
 	if (!rq)
 		return;
 have_request:
+	if (e->flags & EVF_FILE_VALID) {
+		/* COMPLETE32 carries the file after its two extra words */
+		uint64_t file = e->type == EV_COMPLETE32 ?
+				((const struct ev_complete32 *)(const void *)e)->file : e->file;
+		const struct model_file *f = model_files_get(m->files, file);
+
+		if (f)
+			rq->r.file = f;
+	}
 	rq->r.ncqes++;
 	if (!rq->r.first_cqe_ts)
 		rq->r.first_cqe_ts = e->ts;
@@ -1660,6 +1860,7 @@ have_request:
 		};
 
 		rq->r.modifiers |= REQM_MULTISHOT;
+		reap_cqe(m, rs, NULL, e, overflowed);
 		if (req_is_zc_send(rq)) {
 			/* The send's result is in this CQE; its
 			 * notification (res 0) only ends it. */
@@ -1672,6 +1873,7 @@ have_request:
 	}
 	rq->r.complete_ts = e->ts;
 	rq->r.complete_tid = e->tid;
+	reap_cqe(m, rs, rq, e, overflowed);
 	if (!notif) {
 		rq->r.res = e->res;
 		rq->r.cflags = e->cflags;
@@ -1757,6 +1959,7 @@ static void on_work_begin(struct model *m, const struct ev_work_begin *e, struct
 	held_flush(m, ts);	/* new work: the previous one is over */
 	task_set_kind(m, ts, TASK_IOWQ_WORKER);
 	ring_add_worker(m, rs, ts);
+	worker_served(m, rs, ts, rq);
 	if (ts) {
 		ts->last_activity_ts = e->ts;
 		ts->traced_work = true;
@@ -1795,10 +1998,7 @@ static void on_work_end(struct model *m, const struct ev_work_end *e, struct tas
 	ts->current_work = NULL;
 	if (rq) {
 		rq->r.work_end_ts = e->ts;
-		if (rq->in_iowq) {
-			rq->in_iowq = false;
-			counter(m, COUNTER_IOWQ, rq->ring, --rq->ring->iowq);
-		}
+		iowq_leave(m, rq);
 	}
 	held_flush(m, ts);
 }
@@ -1890,6 +2090,10 @@ void model_record(struct model *m, const struct ev_header *h, unsigned cpu)
 	case EV_REGISTER:
 	case EV_FILE_GET:
 		ring_get(m, record_ring_id(h));
+		break;
+	case EV_FILE:
+		if (!model_files_record(m->files, (const void *)h))
+			m->oom = true;
 		break;
 	case EV_SUBMIT:
 		on_submit(m, (const void *)h, ts);
@@ -2037,6 +2241,9 @@ void model_finish(struct model *m)
 	}
 	free(open);
 	free(tasks);
+	for (size_t i = 0; i < m->nrings; i++)
+		reap_forget(&m->ring_list[i]->reap);
+	deliver_ready(m);
 }
 
 void model_totals(struct model *m, struct output_totals *t)
@@ -2067,6 +2274,7 @@ void model_totals(struct model *m, struct output_totals *t)
 	t->unpaired_syscalls = m->unpaired;
 	t->aux_cqes = m->aux_cqes;
 	t->unmatched_events = m->unmatched;
+	t->sampled_away_events = m->sampled_away;
 }
 
 int model_new(struct model **mp, const struct model_config *cfg)
@@ -2084,6 +2292,11 @@ int model_new(struct model **mp, const struct model_config *cfg)
 	hmap_init(&m->reqs);
 	hmap_init(&m->fds);
 	hmap_init(&m->by_user_data);
+	m->files = model_files_new();
+	if (!m->files) {
+		free(m);
+		return -1;
+	}
 	*mp = m;
 	return 0;
 }
@@ -2106,6 +2319,12 @@ void model_free(struct model *m)
 			chain_put(rq->chain);
 		free(rq);
 	}
+	while (m->deliver_head) {
+		struct req *rq = m->deliver_head;
+
+		m->deliver_head = rq->deliver_next;
+		free(rq);
+	}
 	hmap_for_each(&m->tasks, s) {
 		struct task_state *ts = s->val;
 
@@ -2123,6 +2342,7 @@ void model_free(struct model *m)
 	for (size_t i = 0; i < m->nrings; i++) {
 		free(m->ring_list[i]->enters);
 		free(m->ring_list[i]->workers);
+		iowq_free(&m->ring_list[i]->wq);
 		free(m->ring_list[i]);
 	}
 	free(m->ring_list);
@@ -2135,5 +2355,6 @@ void model_free(struct model *m)
 	hmap_free(&m->reqs);
 	hmap_free(&m->fds);
 	hmap_free(&m->by_user_data);
+	model_files_free(m->files);
 	free(m);
 }

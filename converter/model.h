@@ -26,6 +26,9 @@ struct model_config {
 	/* metadata io_wq_tracking: "fentry"/"kprobe" give exact work_begin
 	 * events; anything else means worker placement is approximated. */
 	bool iowq_exact;
+	/* metadata "sampling": 1 request in sample_every was recorded (0 or
+	 * 1: all); events of requests never seen submitted are not requests. */
+	uint32_t sample_every;
 };
 
 int model_new(struct model **m, const struct model_config *cfg);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The model's words as the outputs print them (model_names.h). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "model_names.h"
 
@@ -108,6 +110,8 @@ const char *counter_kind_name(enum counter_kind k)
 	case COUNTER_SQ_PENDING: return "sq_pending";
 	case COUNTER_CQ_PENDING: return "cq_pending";
 	case COUNTER_IOWQ: return "io_wq";
+	case COUNTER_IOWQ_BOUND_WORKERS: return "io_wq_bound_workers";
+	case COUNTER_IOWQ_UNBOUND_WORKERS: return "io_wq_unbound_workers";
 	case COUNTER_KIND_COUNT: break;
 	}
 	return "?";
@@ -146,6 +150,69 @@ char *format_modifiers(char *buf, size_t len, uint32_t modifiers)
 			break;
 		}
 		off += (size_t)n;
+	}
+	return buf;
+}
+
+/* IORING_CQE_F_NOTIF (6.0): the CQE of a zero-copy send's notification. */
+#define CQE_F_NOTIF (1u << 3)
+
+const char cqe_poster_teardown[] = "kworker: ring teardown after the owner exited";
+
+/*
+ * io_uring posts a CQE from the submitter, its io-wq workers or SQPOLL
+ * thread, all of the owner's process, or else from a kworker:
+ * io_ring_exit_work() once the ring is closed (its teardown, after the
+ * process exited), the network stack's zero-copy notification,
+ * io_fallback_req_func() once the task is gone; or from another process
+ * sharing the ring.
+ */
+const char *cqe_outside_poster(const struct model_task *poster, const struct model_task *owner,
+			       uint32_t owner_pid, uint32_t cflags, uint64_t ts)
+{
+	if (!owner_pid || !poster || !poster->pid || poster->pid == owner_pid)
+		return NULL;
+	if (cflags & CQE_F_NOTIF)
+		return "kworker: zero-copy notification";
+	if (owner && owner->exit_ts && owner->exit_ts <= ts)
+		return cqe_poster_teardown;
+	if (poster->kind == TASK_KERNEL)
+		return "kworker";
+	return "kworker or another process";
+}
+
+const char *file_type_name(enum file_type t)
+{
+	static const char *const names[FILE_TYPE_COUNT] = {
+		[FILE_TYPE_UNKNOWN] = "", [FILE_REGULAR] = "regular", [FILE_BLOCK] = "block",
+		[FILE_SOCKET] = "socket", [FILE_PIPE] = "pipe", [FILE_EVENTFD] = "eventfd",
+		[FILE_CHAR] = "char", [FILE_IO_URING] = "io_uring", [FILE_OTHER] = "other",
+	};
+
+	return (unsigned)t < FILE_TYPE_COUNT ? names[t] : "";
+}
+
+char *format_file_flags(char *buf, size_t len, uint32_t f_flags, const char *machine)
+{
+	/* include/uapi/asm-generic/fcntl.h; arch/arm64/include/uapi/asm/fcntl.h */
+	bool arm = machine && (!strncmp(machine, "aarch64", 7) || !strncmp(machine, "arm", 3));
+	const struct { uint32_t bit; const char *name; } flags[] = {
+		{ arm ? 0200000u : 040000u, "O_DIRECT" },
+		{ 04000u, "O_NONBLOCK" },
+		{ 02000u, "O_APPEND" },
+	};
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		int n;
+
+		if (!(f_flags & flags[i].bit) || off >= len)
+			continue;
+		n = snprintf(buf + off, len - off, "%s%s", off ? "|" : "", flags[i].name);
+		if (n > 0)
+			off += (size_t)n;
 	}
 	return buf;
 }

@@ -33,6 +33,23 @@ const char *loss_source_name(enum loss_source s);	/* "kernel", "recorder", ... *
 const char *marker_kind_name(enum marker_kind k);	/* "cqe_overflow", ... */
 const char *counter_kind_name(enum counter_kind k);	/* "inflight", ... */
 const char *loss_kind_name(unsigned kind);	/* enum ev_loss_kind: "ring_full", ... */
+/*
+ * Why a CQE of a ring owned by process owner_pid, posted at ts by poster,
+ * came from outside that process ("kworker: ring teardown after the owner
+ * exited", "kworker: zero-copy notification", ...), or NULL when it did
+ * not or cannot be told (an owner or poster process unknown).  owner is
+ * the owner's leader thread, NULL if never seen.
+ */
+const char *cqe_outside_poster(const struct model_task *poster, const struct model_task *owner,
+			       uint32_t owner_pid, uint32_t cflags, uint64_t ts);
+extern const char cqe_poster_teardown[];	/* the teardown's, by address */
+const char *file_type_name(enum file_type t);	/* "regular", "pipe", ...; "" unknown */
+/*
+ * The open flags that decide io_uring's path (O_DIRECT, O_NONBLOCK,
+ * O_APPEND) joined by '|', "" when none; their values are those of the
+ * recording machine (metadata "machine": O_DIRECT differs on arm64).
+ */
+char *format_file_flags(char *buf, size_t len, uint32_t f_flags, const char *machine);
 /* Modifier names joined by '|' ("drained|linked"); "" when none. */
 char *format_modifiers(char *buf, size_t len, uint32_t modifiers);
 

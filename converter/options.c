@@ -17,22 +17,32 @@ const char *argp_program_version = "uring-convert (ringside) " PACKAGE_VERSION;
 
 static const char doc[] =
 	"Convert a ringside log (recorded by uring-record) into a summary, JSON, "
-	"CSV or an FXT trace for Perfetto.  Runs anywhere: no root, no BPF."
+	"CSV, an FXT trace for Perfetto, or fio iologs to replay it.  Runs anywhere: no root, no BPF."
 	"\v"
 	"Formats:\n"
 	"  summary  tables for a person (default when stdout is a terminal), among\n"
 	"           them why requests did not complete inline (also the CSV's\n"
-	"           path_reason; uring-convert(1), \"Why not inline\")\n"
+	"           path_reason; uring-convert(1), \"Why not inline\"), and how long\n"
+	"           CQEs waited in the CQ ring before the application reaped them\n"
+	"           (also requests.csv reaped_by_ns, an upper bound), and per ring\n"
+	"           io-wq's hashed work and bounded/unbounded workers (format 3.1)\n"
 	"  json     the summary for scripts (default otherwise; see uring-convert(1))\n"
 	"  csv      one CSV file per table in the directory given with -o DIR:\n"
 	"           requests, syscalls, events, losses, loss_counters, tasks, rings,\n"
-	"           counters (for pandas: every *_ns column is an int64)\n"
+	"           counters, files (for pandas: every *_ns column is an int64);\n"
+	"           requests carry their file (file_path ... file_fs), files has one\n"
+	"           row per file (logs of format 3.1 and later)\n"
 	"  fxt      Fuchsia trace for ui.perfetto.dev (binary: give -o FILE.fxt):\n"
 	"           io_uring_enter/setup/register slices on each thread, request\n"
 	"           lifetimes on \"ring N (fd F) lane NN\" tracks under their process,\n"
 	"           io-wq work on the iou-wrk threads, arrows from submission to\n"
 	"           completion, per-ring counters, lost-event and error markers\n"
-	"           (layout: uring-convert(1), FXT OUTPUT)"
+	"           (layout: uring-convert(1), FXT OUTPUT)\n"
+	"  fio      fio iologs (version 3) and a job file replaying the recorded reads,\n"
+	"           writes and fsyncs with ioengine=io_uring, in the directory given\n"
+	"           with -o DIR: one iolog per process, or per ring when rings are\n"
+	"           chosen with --ring; what fio cannot express is counted on stderr\n"
+	"           and in DIR/README.txt (uring-convert(1), FIO OUTPUT)"
 	"\n"
 	"TIME is relative to the recording start (+1.5s, 2s, 500ms, 750us, 10ns, 2min;\n"
 	"a bare number is seconds) or an absolute wall-clock time in ISO 8601\n"
@@ -46,16 +56,16 @@ static const char args_doc[] = "LOG";
 enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES };
 
 /* csv_table_names[], for people */
-#define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters"
+#define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters, files"
 
 static const struct argp_option argp_options[] = {
-	{ "format", 'f', "FORMAT", 0, "summary, json, csv or fxt (default: summary on a terminal, json otherwise)", 0 },
-	{ "output", 'o', "PATH", 0, "output file (summary, json, fxt), or directory (csv); default stdout", 0 },
+	{ "format", 'f', "FORMAT", 0, "summary, json, csv, fxt or fio (default: summary on a terminal, json otherwise)", 0 },
+	{ "output", 'o', "PATH", 0, "output file (summary, json, fxt), or directory (csv, fio); default stdout", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "overwrite existing output files", 0 },
 	{ "start", OPT_START, "TIME", 0, "only what happened at or after TIME", 1 },
 	{ "end", OPT_END, "TIME", 0, "only what happened at or before TIME", 1 },
 	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
-	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable)", 1 },
+	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable); fio: one iolog per ring", 1 },
 	{ "lanes", OPT_LANES, "N", 0, "fxt: at most N lane tracks per ring (1-4096, default 64); requests finding all busy are counted and marked, not drawn", 1 },
 	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): " TABLE_NAMES, 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
@@ -153,8 +163,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			o->format = FORMAT_CSV;
 		else if (!strcmp(arg, "fxt"))
 			o->format = FORMAT_FXT;
+		else if (!strcmp(arg, "fio"))
+			o->format = FORMAT_FIO;
 		else
-			return bad("--format: unknown format '%s' (summary, json, csv or fxt)", arg);
+			return bad("--format: unknown format '%s' (summary, json, csv, fxt or fio)", arg);
 		break;
 	case 'o':
 		if (!*arg)

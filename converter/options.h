@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum out_format { FORMAT_DEFAULT = 0, FORMAT_SUMMARY, FORMAT_JSON, FORMAT_CSV, FORMAT_FXT };
+enum out_format { FORMAT_DEFAULT = 0, FORMAT_SUMMARY, FORMAT_JSON, FORMAT_CSV, FORMAT_FXT, FORMAT_FIO };
 
 /* --start/--end: relative to the recording start, or wall clock. */
 struct time_arg {

@@ -22,10 +22,13 @@
  *   - request() and syscall() are called when the object is FINISHED
  *     (completed, closed, or at the end of the recording), so they arrive
  *     roughly in order of their end time, not their start time.  A request
- *     completed on a thread that uses io_uring is delivered at that thread's
+ *     completed on a thread that uses io_uring is finished at that thread's
  *     next io_uring event (submit, enter, cqring_wait, end of a task-work
  *     batch, io-wq work_begin/work_end): only then are its path and
- *     task-work batch final.  Other completions are delivered at once.
+ *     task-work batch final.  Other completions are finished at once.
+ *     Finished requests are then held, in that order, until the reaping of
+ *     each one's final CQE is known (a later ring snapshot, reap.h) or can
+ *     no longer be: request() may come well after the completion.
  *     Each object is delivered exactly once, and everything still open is
  *     delivered before end().
  *   - task() and ring() are called before the first request(), syscall(),
@@ -123,7 +126,58 @@ struct model_ring {
 	uint32_t sqpoll_tid;		/* SQPOLL thread serving it, 0 none seen */
 	unsigned iowq_workers;		/* distinct io-wq workers seen for it */
 	unsigned iowq_peak;		/* peak io-wq requests queued or running */
+	/* io-wq pools and hashed work (uring-convert(1), MODEL, "io-wq
+	 * workers and hashed work"); the work flags come with format 3.1 logs
+	 * (iowq_work_flags_known), without them the last three stay 0. */
+	uint64_t iowq_hashed;		/* requests queued to io-wq as hashed work */
+	bool iowq_work_flags_known;	/* some queue_async_work had its work flags */
+	unsigned iowq_hashed_key_peak;	/* most hashed requests of one hash key
+					 * queued or running at once */
+	unsigned iowq_bound_peak;	/* most bounded / unbounded workers that */
+	unsigned iowq_unbound_peak;	/* had served the ring alive at once */
 	uint64_t requests;		/* requests delivered so far */
+};
+
+/* ------------------------------------------------------------------ files */
+
+/* What a file is: from its inode's mode, file system and name. */
+enum file_type {
+	FILE_TYPE_UNKNOWN = 0,
+	FILE_REGULAR,
+	FILE_BLOCK,
+	FILE_SOCKET,
+	FILE_PIPE,			/* pipe or FIFO */
+	FILE_EVENTFD,
+	FILE_CHAR,
+	FILE_IO_URING,			/* a ring's own file */
+	FILE_OTHER,			/* directory, other anonymous inode, ... */
+	FILE_TYPE_COUNT
+};
+
+/*
+ * A file requests worked on (EV_FILE records, format 3.1), named once per
+ * file by model_files.c.  One struct per distinct identity: a struct file
+ * address reused for another file is another model_file.  Valid until
+ * destroy(), like rings.
+ */
+struct model_file {
+	unsigned number;		/* 1, 2, ... in order of first appearance */
+	uint64_t file_id;		/* the log's opaque id (struct file pointer) */
+	uint32_t dev_major, dev_minor;	/* of its file system (st_dev) */
+	uint64_t ino;
+	uint32_t f_flags;		/* O_* as the kernel holds them */
+	uint32_t nlink;
+	uint16_t mode;			/* S_IF* and permissions */
+	enum file_type type;
+	char fs[EV_FS_LEN + 1];		/* file system type: "ext4", "pipefs" */
+	/* "/tmp/a", "pipe:[123]", "socket:[45]", "anon_inode:[eventfd]";
+	 * ".../" first when the walk stopped short, " (deleted)" last when
+	 * unlinked, as /proc/PID/fd shows them. */
+	const char *path;
+	bool path_truncated;		/* the recorder could not walk it all */
+	bool deleted;			/* nlink 0: unlinked (or O_TMPFILE) */
+	bool anonymous;			/* pipe, socket or anonymous inode: no path */
+	uint64_t first_ts;		/* its EV_FILE record */
 };
 
 /* --------------------------------------------------------------- requests */
@@ -254,11 +308,31 @@ struct model_request {
 	uint32_t ncqes;			/* CQEs posted (incl. overflowed ones) */
 	uint64_t overflow_ts;		/* first CQE overflow of this request */
 
+	/* reaping of the final CQE (uring-convert(1), MODEL, "When CQEs were
+	 * reaped"): cq_index is the CQ tail value it was written at, counted
+	 * from the last ring snapshot (an upper bound when cq_index_upper:
+	 * CQEs reached the ring unseen); reaped_ts is the first time the log
+	 * shows the CQ head past it, an UPPER BOUND of when the application
+	 * consumed it (0 unknown); reaped_by_capacity: bound from the ring
+	 * size (a later CQE could only be written once this one was gone). */
+	bool cq_index_valid, cq_index_upper;
+	uint32_t cq_index;
+	uint64_t reaped_ts;
+	bool reaped_by_capacity;
+
+	/* io-wq work flags of its last queue_async_work (format 3.1) */
+	bool work_flags_valid;
+	uint32_t work_flags;		/* IO_WQ_WORK_*, hash key in bits 24..31 */
+
 	/* links (all ids are model_request ids, 0 none) */
 	uint64_t chain_id;		/* id of the chain's head; 0 not linked */
 	uint32_t chain_pos;		/* 0 = head */
 	uint64_t link_prev;		/* predecessor in the chain */
 	uint64_t link_next;		/* successor in the chain */
+
+	/* the file it worked on (plain fd or fixed file), as its final
+	 * completion named it; NULL: none, or not recorded (logs before 3.1) */
+	const struct model_file *file;
 };
 
 /* --------------------------------------------------------------- syscalls */
@@ -383,6 +457,8 @@ enum counter_kind {
 	COUNTER_SQ_PENDING,		/* SQ tail - head at an enter begin/end */
 	COUNTER_CQ_PENDING,		/* CQ tail - head at an enter begin/end */
 	COUNTER_IOWQ,			/* requests queued to or running in io-wq */
+	COUNTER_IOWQ_BOUND_WORKERS,	/* bounded workers that served the ring, alive */
+	COUNTER_IOWQ_UNBOUND_WORKERS,	/* unbounded ones */
 	COUNTER_KIND_COUNT
 };
 
@@ -434,6 +510,9 @@ struct output_meta {
 	const char *selection;		/* human-readable, "" when everything */
 	/* The converter's version, for provenance. */
 	const char *converter_version;
+	/* metadata "sampling" (uring-record --sample): 1 request (syscall) in
+	 * N was recorded; 1 when not sampled. */
+	uint32_t sample_requests, sample_syscalls;
 };
 
 /* Per (cpu, kind) cumulative loss counter from the last LOSS frame. */
@@ -442,6 +521,19 @@ struct loss_counter {
 	uint16_t kind;			/* enum ev_loss_kind */
 	uint16_t event_type;		/* 0 = total row */
 	uint64_t count;
+};
+
+/*
+ * What recording cost, from the recorder's last STATS frame, member "cost"
+ * (uring-log(5)): its BPF programs' run time in the threads that hit its
+ * hooks, and its own CPU time, both over the recording.
+ */
+struct tracing_cost {
+	bool known;			/* the log says */
+	bool bpf_known;			/* the BPF run time was measured */
+	char bpf_stats[96];		/* "run_time", or why it was not */
+	uint64_t bpf_run_ns, bpf_runs;
+	double recorder_cpu_s, recording_s;
 };
 
 struct output_totals {
@@ -470,12 +562,15 @@ struct output_totals {
 	uint64_t window_start_ns;	/* records before were dropped */
 	bool window_cut;		/* frames were evicted (else: the whole run) */
 	uint64_t window_dropped;
+	const struct tracing_cost *cost;
 	/* Problems found while converting, one line each (already printed to
 	 * stderr unless -q).  Outputs should show them: they explain gaps. */
 	const char *const *warnings;
 	size_t nwarnings;
 	/* Model totals (over everything, before selection). */
 	uint64_t requests, syscalls, unpaired_syscalls, aux_cqes, unmatched_events;
+	/* Sampled recordings: events of requests not sampled, ignored. */
+	uint64_t sampled_away_events;
 };
 
 /* ----------------------------------------------------------- the interface */
@@ -525,6 +620,10 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 /* FXT for Perfetto (output_fxt.c): at most max_lanes lanes per ring
  * (1..FXT_LANES_MAX, see fxt_layout.h); refuses a terminal as stdout. */
 struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
+			      char *err, size_t errlen);
+/* fio iologs and a job file in the directory cfg->path (output_fio.c):
+ * one iolog per process, or per ring when per_ring. */
+struct output *output_fio_new(const struct output_config *cfg, bool per_ring,
 			      char *err, size_t errlen);
 
 #endif

@@ -33,7 +33,10 @@
 
 #include "csv_tables.h"
 #include "event_layout.h"
+#include "file_stats.h"
 #include "hmap.h"
+#include "iowq.h"
+#include "model_files.h"
 #include "model_names.h"
 #include "out_buf.h"
 #include "output.h"
@@ -44,7 +47,7 @@
 const char *const csv_table_names[CSV_NTABLES] = {
 	[CSV_REQUESTS] = "requests", [CSV_SYSCALLS] = "syscalls", [CSV_EVENTS] = "events",
 	[CSV_LOSSES] = "losses", [CSV_LOSS_COUNTERS] = "loss_counters", [CSV_TASKS] = "tasks",
-	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters",
+	[CSV_RINGS] = "rings", [CSV_COUNTERS] = "counters", [CSV_FILES] = "files",
 };
 
 char *csv_table_path(const char *dir, enum csv_table_id t)
@@ -95,7 +98,9 @@ static const struct flag_name evf_names[] = {
 	{ EVF_LOOPS_VALID, "LOOPS_VALID" }, { EVF_CQE_DROPPED, "CQE_DROPPED" },
 	{ EVF_LOSS_USER, "LOSS_USER" }, { EVF_LOSS_AT_STOP, "LOSS_AT_STOP" },
 	{ EVF_PARAMS_VALID, "PARAMS_VALID" }, { EVF_REGISTERED_RING, "REGISTERED_RING" },
-	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { 0, NULL },
+	{ EVF_WORK_REQ_UNKNOWN, "WORK_REQ_UNKNOWN" }, { EVF_FILE_VALID, "FILE_VALID" },
+	{ EVF_WORK_FLAGS_VALID, "WORK_FLAGS_VALID" },
+	{ 0, NULL },
 };
 
 static const struct flag_name *const flags_tables[FLAGS_NSETS] = {
@@ -212,6 +217,7 @@ struct csv {
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
 	struct raw_queue rawq;
+	struct file_stats files;	/* files.csv */
 	bool oom;
 };
 
@@ -556,23 +562,28 @@ static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 }
 
 /*
- * The name of the thread that posted a request's final CQE.  One never
- * named, of another process than the submitter's, is outside the recorded
- * processes: io_uring posts a request's CQE from its task, its io-wq
- * workers or SQPOLL thread (all of its process), or else from a kworker
- * (ring teardown, task-work fallback once the task is gone, so also a
- * zero-copy notification) or from another process sharing the ring.
+ * The name of the thread that posted a request's final CQE; for one never
+ * named, of another process than the submitter's, why it posted it
+ * (cqe_outside_poster()), in parentheses.
  */
 static void field_complete_comm(struct csv *c, struct csv_table *f, const struct model_request *r)
 {
 	const struct model_task *t = task_of(c, r->complete_tid);
+	const char *why;
+	char b[96];
 
-	if (t && t->name_known)
+	if (t && t->name_known) {
 		field_str(f, t->comm);
-	else if (t && t->pid && r->submit_pid && t->pid != r->submit_pid)
-		field_str(f, "(kworker or other process)");
-	else
+		return;
+	}
+	why = cqe_outside_poster(t, task_of(c, r->submit_pid), r->submit_pid, r->cflags,
+				 r->complete_ts);
+	if (!why) {
 		field_empty(f);
+		return;
+	}
+	snprintf(b, sizeof(b), "(%s)", why);
+	field_str(f, b);
 }
 
 static void field_ring(struct csv_table *f, const struct model_ring *r)
@@ -593,6 +604,23 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 
 /* ------------------------------------------------------------- tables */
 
+/* cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns */
+static void field_reaping(struct csv *c, struct csv_table *f, const struct model_request *r)
+{
+	field_opt_u64(f, r->cq_index_valid, r->cq_index);
+	if (r->cq_index_valid)
+		field_bool(f, !r->cq_index_upper);
+	else
+		field_empty(f);
+	field_t(c, f, r->reaped_ts);
+	if (r->reaped_ts)
+		field_name(f, r->reaped_by_capacity ? "cq_size" : "cq_head");
+	else
+		field_empty(f);
+	field_i64(f, r->reaped_ts && r->complete_ts && r->reaped_ts >= r->complete_ts ?
+		  (int64_t)(r->reaped_ts - r->complete_ts) : -1);
+}
+
 #define REQUEST_COLUMNS \
 	"req_id ring ring_id ring_fd pid tid comm opcode opcode_number user_data " \
 	"fd offset length sqe_flags ioprio buf_index personality op_flags req_flags " \
@@ -601,7 +629,31 @@ static void field_ring(struct csv_table *f, const struct model_ring *r)
 	"submit_syscall_id defer_ns queue_async_ns poll_arm_ns task_add_ns " \
 	"work_begin_ns work_end_ns tw_run_ns tw_run_tid complete_tid complete_comm " \
 	"complete_syscall_id first_cqe_ns cqes overflow_ns chain_id chain_pos " \
-	"link_prev link_next fail_link_ns init_error init_errno path_reason"
+	"link_prev link_next fail_link_ns init_error init_errno path_reason " \
+	"cq_index cq_index_exact reaped_by_ns reaped_bound cq_wait_ns " \
+	"io_wq_pool io_wq_hash_key " \
+	"file_path file_type file_dev file_ino file_flags file_fs"
+
+/* The identity of a file in requests.csv and files.csv: path, type, dev,
+ * ino, flags, fs; all empty when the file is unknown. */
+static void field_file(struct csv *c, struct csv_table *f, const struct model_file *file)
+{
+	char buf[64];
+
+	if (!file) {
+		for (int i = 0; i < 6; i++)
+			field_empty(f);
+		return;
+	}
+	field_str(f, file->path);
+	field_name(f, file_type_name(file->type));
+	snprintf(buf, sizeof(buf), "%" PRIu32 ":%" PRIu32, file->dev_major, file->dev_minor);
+	field_plain(f, buf, strlen(buf));
+	field_u64(f, file->ino);
+	format_file_flags(buf, sizeof(buf), file->f_flags, c->meta.machine);
+	field_name(f, buf[0] ? buf : FLAGS_NONE);
+	field_str(f, file->fs);
+}
 
 static void c_request(struct output *o, const struct model_request *r)
 {
@@ -611,6 +663,10 @@ static void c_request(struct output *o, const struct model_request *r)
 	bool sqe = r->sqe_fields_valid;
 	bool have_res = r->complete_ts || r->overflow_ts;
 
+	if (writes(c, CSV_FILES))
+		file_stats_add(&c->files, r);
+	if (!writes(c, CSV_REQUESTS))
+		return;
 	field_u64(f, r->id);
 	field_ring(f, r->ring);
 	field_opt_u64(f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
@@ -689,6 +745,14 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 	}
 	field_name(f, path_reason_name(r->path_reason));
+	field_reaping(c, f, r);
+	if (r->work_flags_valid)
+		field_name(f, iowq_work_acct(r->work_flags) == IOWQ_ACCT_UNBOUND ? "unbound" : "bound");
+	else
+		field_empty(f);
+	field_opt_u64(f, r->work_flags_valid && (r->modifiers & REQM_HASHED),
+		      iowq_work_key(true, r->work_flags) - 1);
+	field_file(c, f, r->file);
 	eol(f);
 }
 
@@ -929,6 +993,18 @@ static void event_field(struct csv *c, struct csv_table *f, const struct ev_head
 
 	switch (fld->kind) {
 	case EVK_COMM:
+		field_strn(f, (const char *)p, strnlen((const char *)p, fld->size));
+		return;
+	case EVK_STR:
+		if (type == EV_FILE && !strcmp(fld->name, "path")) {
+			const struct ev_file *e = (const void *)h;
+			char path[EV_PATH_LEN + 8];
+
+			file_path_join(path, sizeof(path), e->path, EV_PATH_LEN, e->ncomp,
+				       e->flags);
+			field_str(f, path);
+			return;
+		}
 		field_strn(f, (const char *)p, strnlen((const char *)p, fld->size));
 		return;
 	case EVK_ID:
@@ -1227,12 +1303,18 @@ static int open_dir(struct csv *c, char *err, size_t errlen)
 }
 
 #define LOSS_COUNTER_COLUMNS "cpu kind event count"
+#define FILE_COLUMNS \
+	"file file_id path type dev ino flags fs f_flags mode nlink deleted anonymous " \
+	"path_truncated first_ns requests complete errors bytes_read bytes_written " \
+	"latency_total_ns latency_p50_ns latency_p90_ns latency_p99_ns latency_max_ns " \
+	"inline poll io_wq task_work other_path"
 #define TASK_COLUMNS \
 	"pid tid ppid comm kind first_ns last_ns exit_ns exit_code task_flags rings"
 #define RING_COLUMNS \
 	"ring ring_id generation pid comm tid fd created_in_recording create_ns " \
 	"setup_flags sq_entries cq_entries first_ns last_ns sqpoll_tid " \
-	"io_wq_workers io_wq_peak requests owner_from"
+	"io_wq_workers io_wq_peak requests owner_from io_wq_hashed " \
+	"io_wq_hashed_key_peak io_wq_bound_workers_peak io_wq_unbound_workers_peak"
 
 static int c_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
 {
@@ -1240,7 +1322,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		[CSV_REQUESTS] = REQUEST_COLUMNS, [CSV_SYSCALLS] = SYSCALL_COLUMNS,
 		[CSV_LOSSES] = LOSS_COLUMNS, [CSV_LOSS_COUNTERS] = LOSS_COUNTER_COLUMNS,
 		[CSV_TASKS] = TASK_COLUMNS, [CSV_RINGS] = RING_COLUMNS,
-		[CSV_COUNTERS] = COUNTER_COLUMNS,
+		[CSV_COUNTERS] = COUNTER_COLUMNS, [CSV_FILES] = FILE_COLUMNS,
 		/* events.csv: from the log's record layouts, below */
 	};
 	struct csv *c = C(o);
@@ -1343,6 +1425,10 @@ static void write_rings(struct csv *c, const struct output_totals *t)
 		/* How pid/tid were learned: the recorded io_uring_create, or
 		 * the first user thread seen using a ring opened before. */
 		field_str(f, r->created_seen ? "create" : r->pid ? "first_use" : "");
+		field_u64(f, r->iowq_hashed);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_hashed_key_peak);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_bound_peak);
+		field_opt_u64(f, r->iowq_work_flags_known, r->iowq_unbound_peak);
 		eol(f);
 	}
 }
@@ -1362,6 +1448,52 @@ static void write_loss_counters(struct csv *c, const struct output_totals *t)
 	}
 }
 
+/* files.csv: one row per file, first seen first. */
+static void write_files(struct csv *c)
+{
+	struct csv_table *f = &c->f[CSV_FILES];
+	size_t n;
+	const struct file_agg **v = file_stats_sorted(&c->files, FILE_BY_NUMBER, &n);
+	char buf[64];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct file_agg *g = v[i];
+		const struct model_file *file = g->file;
+
+		field_u64(f, file->number);
+		field_hex(f, file->file_id);
+		field_file(c, f, file);
+		field_hex32(f, file->f_flags);
+		snprintf(buf, sizeof(buf), "%06o", (unsigned)file->mode);
+		field_plain(f, buf, strlen(buf));
+		field_u64(f, file->nlink);
+		field_bool(f, file->deleted);
+		field_bool(f, file->anonymous);
+		field_bool(f, file->path_truncated);
+		field_t(c, f, file->first_ts);
+		field_u64(f, g->requests);
+		field_u64(f, g->complete);
+		field_u64(f, g->errors);
+		field_u64(f, g->bytes_read);
+		field_u64(f, g->bytes_written);
+		field_u64(f, g->latency_total_ns);
+		field_u64(f, hist_percentile(&g->latency, 50));
+		field_u64(f, hist_percentile(&g->latency, 90));
+		field_u64(f, hist_percentile(&g->latency, 99));
+		field_u64(f, g->latency.count ? g->latency.max : 0);
+		field_u64(f, g->paths[PATH_INLINE]);
+		field_u64(f, g->paths[PATH_POLL]);
+		field_u64(f, g->paths[PATH_IOWQ]);
+		field_u64(f, g->paths[PATH_TASK_WORK]);
+		field_u64(f, g->complete - g->paths[PATH_INLINE] - g->paths[PATH_POLL] -
+			     g->paths[PATH_IOWQ] - g->paths[PATH_TASK_WORK]);
+		eol(f);
+	}
+	free(v);
+	if (c->files.oom)
+		c->oom = true;
+}
+
 static int c_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
 {
 	struct csv *c = C(o);
@@ -1374,6 +1506,8 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 		write_rings(c, t);
 	if (writes(c, CSV_LOSS_COUNTERS))
 		write_loss_counters(c, t);
+	if (writes(c, CSV_FILES))
+		write_files(c);
 	if (c->oom) {
 		snprintf(err, errlen, "out of memory while writing CSV");
 		return -1;
@@ -1401,6 +1535,7 @@ static void c_destroy(struct output *o)
 	}
 	hmap_free(&c->tasks);
 	hmap_free(&c->rings);
+	file_stats_free(&c->files);
 	free(c);
 }
 
@@ -1432,7 +1567,7 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 	/* The model skips what no table needs: every record for events.csv
 	 * (output.h), the counter samples for counters.csv. */
 	c->ops = csv_ops;
-	if (!writes(c, CSV_REQUESTS))
+	if (!writes(c, CSV_REQUESTS) && !writes(c, CSV_FILES))
 		c->ops.request = NULL;
 	if (!writes(c, CSV_SYSCALLS))
 		c->ops.syscall = NULL;
@@ -1445,5 +1580,6 @@ struct output *output_csv_new(const struct output_config *cfg, char *err, size_t
 	c->base.ops = &c->ops;
 	hmap_init(&c->tasks);
 	hmap_init(&c->rings);
+	file_stats_init(&c->files);
 	return &c->base;
 }

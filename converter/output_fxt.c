@@ -57,6 +57,7 @@
 #include "out_buf.h"
 #include "output.h"
 #include "output_util.h"
+#include "report.h"
 #include "uring_names.h"
 
 #define CAT "io_uring"
@@ -298,6 +299,30 @@ static struct fxt_thread tthread(const struct task_out *t)
 	return FXT_THREAD(t->pid, t->tid);
 }
 
+/*
+ * cqe_outside_poster() of a CQE of ring ro.  Such a thread would be a
+ * process of its own in Perfetto, so the caller draws the CQE on the
+ * ring's track, under its owner, and says who posted it.
+ */
+static const char *outside_poster(struct fxo *x, uint32_t tid, const struct ring_out *ro,
+				  uint32_t cflags, uint64_t ts)
+{
+	const struct task_out *t = hmap_get(&x->tasks, tid, 0);
+	const struct task_out *owner;
+
+	if (!t || ro->pid >= FXT_KOID_RINGSIDE)
+		return NULL;
+	owner = hmap_get(&x->tasks, ro->pid, 0);
+	return cqe_outside_poster(t->task, owner ? owner->task : NULL, (uint32_t)ro->pid,
+				  cflags, ts);
+}
+
+static void add_poster(struct args *v, const char *why, uint32_t tid)
+{
+	add(v, fxt_arg_str("posted_by", why));
+	add(v, fxt_arg_u32("posted_by_tid", tid));
+}
+
 /* ring_use() for a ring without its ring_out yet. */
 static __attribute__((noinline)) struct ring_out *ring_add(struct fxo *x,
 							   const struct model_ring *r,
@@ -499,7 +524,7 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 	add(&v, fxt_arg_u32("cpus", meta->ncpus));
 	add(&v, fxt_arg_str("recording_id", rid));
 	{
-		char lb[4096];
+		char lb[4096], rsel[512];
 
 		add(&v, fxt_arg_str("log", utf8_clean(base, strlen(base), lb, sizeof(lb))));
 		add(&v, fxt_arg_u32("log_format_major", meta->info->major));
@@ -507,8 +532,20 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 		add(&v, fxt_arg_str("io_wq_tracking", *meta->io_wq_tracking ?
 				    meta->io_wq_tracking : "unknown"));
 		add(&v, fxt_arg_str("selection", *meta->selection ? meta->selection : "everything"));
+		if (meta->info && report_recorded_selection(meta->info->meta, rsel, sizeof(rsel)))
+			add(&v, fxt_arg_str("recorded_selection",
+					    *rsel ? utf8_clean(rsel, strlen(rsel), lb, sizeof(lb)) :
+					    "every process"));
 		add(&v, fxt_arg_u32("max_lanes_per_ring", x->max_lanes));
 		fxt_instant(x->w, 0, recording_thread(), CAT_META, "recording", v.a, v.n);
+	}
+	/* uring-record --sample: the requests shown are 1 in N.  An instant of
+	 * its own: "recording" may hold FXT_MAX_ARGS arguments already. */
+	if (meta->sample_requests > 1) {
+		v.n = 0;
+		add(&v, fxt_arg_u32("requests_one_in", meta->sample_requests));
+		add(&v, fxt_arg_u32("syscalls_one_in", meta->sample_syscalls));
+		fxt_instant(x->w, 0, recording_thread(), CAT_META, "sampled", v.a, v.n);
 	}
 	if (fxt_writer_error(x->w)) {
 		snprintf(err, errlen, "%s: write error: %s",
@@ -627,6 +664,8 @@ static bool place_lane(struct fxo *x, struct ring_out *ro, uint64_t start, uint6
 struct req_threads {
 	struct task_out *sub, *wrk, *cqt;
 	uint64_t w_end;			/* end of the io-wq work slice */
+	struct fxt_thread cq_th;	/* the CQE's thread: cqt's, or the ring's */
+	const char *cq_poster;		/* outside_poster() of the CQE */
 };
 
 static void admit_threads(struct fxo *x, const struct model_request *r, struct ring_out *ro,
@@ -645,8 +684,17 @@ static void admit_threads(struct fxo *x, const struct model_request *r, struct r
 			x->refused_slices++;
 	}
 	if (r->complete_ts && r->complete_tid) {
-		t->cqt = task_use(x, r->complete_tid, ro->pid);
-		in->cqe = t->cqt && instant_ok(x, &t->cqt->ig, r->complete_ts);
+		struct fxt_instant_guard *ig = NULL;
+
+		t->cq_poster = outside_poster(x, r->complete_tid, ro, r->cflags, r->complete_ts);
+		if (t->cq_poster) {
+			if (ring_track(x, ro, &t->cq_th))
+				ig = &ro->ig;
+		} else if ((t->cqt = task_use(x, r->complete_tid, ro->pid))) {
+			t->cq_th = tthread(t->cqt);
+			ig = &t->cqt->ig;
+		}
+		in->cqe = ig && instant_ok(x, ig, r->complete_ts);
 	}
 }
 
@@ -655,6 +703,7 @@ static void write_lifetime(struct fxo *x, const struct model_request *r, const s
 			   const struct fxt_lifetime *lt, const char *op)
 {
 	char name[NAMES_MAX_LEN + 32], eb[32], fb[256], mb[256], cb[128], nb[256], chb[96];
+	char pb[3 * (EV_PATH_LEN + 64) + 1];
 	bool have_res = r->complete_ts || r->overflow_ts;
 	struct fxt_thread lane_th = p->me.lane;
 	struct args v;
@@ -693,6 +742,11 @@ static void write_lifetime(struct fxo *x, const struct model_request *r, const s
 			 r->chain_pos, r->chain_id);
 		add(&v, fxt_arg_str("chain", chb));
 	}
+	/* Last: a slice that already has FXT_MAX_ARGS arguments goes without
+	 * (uring-convert(1), FXT OUTPUT); requests.csv still has it. */
+	if (r->file)
+		add(&v, fxt_arg_str("file", utf8_clean(r->file->path, strlen(r->file->path), pb,
+							 sizeof(pb))));
 	if (r->status != REQ_COMPLETE)
 		snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
 	fxt_duration_complete(x->w, rel(x, lt->start), rel(x, lt->end), lane_th, CAT,
@@ -744,7 +798,7 @@ static void write_work(struct fxo *x, const struct model_request *r, const struc
 }
 
 static void write_cqe(struct fxo *x, const struct model_request *r, const struct ring_out *ro,
-		      const struct fxt_plan *p, const struct task_out *cqt,
+		      const struct fxt_plan *p, const struct req_threads *t,
 		      const struct op_names *on)
 {
 	char eb[32], cb[128];
@@ -761,10 +815,12 @@ static void write_cqe(struct fxo *x, const struct model_request *r, const struct
 		add(&v, fxt_arg_bool("overflowed", true));
 	if (r->modifiers & REQM_CQE_DROPPED)
 		add(&v, fxt_arg_bool("dropped", true));
-	if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
+	if (t->cq_poster)
+		add_poster(&v, t->cq_poster, r->complete_tid);
+	else if (r->tw_run_ts && r->tw_run_tid == r->complete_tid)
 		add(&v, fxt_arg_str("posted_by", "task work"));
-	fxt_instant(x->w, rel(x, r->complete_ts), tthread(cqt), CAT, on->cqe, v.a, v.n);
-	slot_flows(x, p, FXT_SLOT_CQE, tthread(cqt));
+	fxt_instant(x->w, rel(x, r->complete_ts), t->cq_th, CAT, on->cqe, v.a, v.n);
+	slot_flows(x, p, FXT_SLOT_CQE, t->cq_th);
 }
 
 /*
@@ -833,7 +889,7 @@ static void x_request(struct output *o, const struct model_request *r)
 	if (p.on[FXT_SLOT_WORKER])
 		write_work(x, r, ro, &p, &t, on);
 	if (p.on[FXT_SLOT_CQE])
-		write_cqe(x, r, ro, &p, t.cqt, on);
+		write_cqe(x, r, ro, &p, &t, on);
 	late_flows(x, &p, FXT_FLOW_END);
 
 	free(prev);
@@ -1019,7 +1075,8 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 {
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, c->ring, 0);
-	struct task_out *t = c->request ? task_use(x, c->tid, ro ? ro->pid : 0) : NULL;
+	const char *poster = ro ? outside_poster(x, c->tid, ro, c->cflags, c->ts) : NULL;
+	struct task_out *t = NULL;
 	struct args v = { .n = 0 };
 	struct fxt_thread th;
 	const char *name = "CQE (no request)";
@@ -1027,6 +1084,8 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 
 	if (!ro || !in_range(x, c->ts))
 		return;
+	if (c->request && !poster)
+		t = task_use(x, c->tid, ro->pid);
 	if (c->request)
 		add(&v, arg_uint("request", c->request->id));
 	add(&v, fxt_arg_u32("ring", ro->number));
@@ -1038,8 +1097,12 @@ static void x_cqe(struct output *o, const struct model_cqe *c)
 		add(&v, fxt_arg_bool("overflowed", true));
 	if (c->dropped)
 		add(&v, fxt_arg_bool("dropped", true));
+	if (poster)
+		add_poster(&v, poster, c->tid);
 	if (c->request)
 		name = opnames(x, c->request->opcode)->more;
+	else if (poster == cqe_poster_teardown)
+		name = "CQE (ring teardown)";
 	if (t) {
 		th = tthread(t);
 		if (!instant_ok(x, &t->ig, c->ts))

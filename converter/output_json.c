@@ -70,6 +70,47 @@ static void latency(struct json_out *o, const char *key, const struct hist *h)
 	json_obj_end(o);
 }
 
+/*
+ * Sampled recordings (uring-record --sample): the counts stay the counts of
+ * what was recorded; each main one gets an "estimated_" sibling, the count
+ * times the rate (requests_one_in for requests, syscalls_one_in for
+ * io_uring_enter calls, both for requests submitted inside those calls).
+ * Unsampled recordings have none of these keys.
+ */
+static bool sampled(const struct report_output *j)
+{
+	return j->meta.sample_requests > 1;
+}
+
+enum estimate_of { EST_REQUESTS, EST_ENTERS, EST_SUBMITTED };
+
+static void kv_estimate(const struct report_output *j, struct json_out *o, const char *key,
+			uint64_t n, enum estimate_of what)
+{
+	uint64_t req = j->meta.sample_requests, sys = j->meta.sample_syscalls > 1 ?
+		       j->meta.sample_syscalls : 1;
+	char k[64];
+
+	if (!sampled(j))
+		return;
+	snprintf(k, sizeof(k), "estimated_%s", key);
+	json_kv_u64(o, k, n * (what == EST_REQUESTS ? req : what == EST_ENTERS ? sys : req * sys));
+}
+
+static void sampling(struct report_output *j, struct json_out *o, const struct output_totals *t)
+{
+	if (!sampled(j))
+		return;
+	json_key(o, "sampling");
+	json_obj_begin(o);
+	json_kv_u64(o, "requests_one_in", j->meta.sample_requests);
+	json_kv_u64(o, "syscalls_one_in", j->meta.sample_syscalls);
+	json_kv_bool(o, "counts_estimated", true);
+	json_kv_str(o, "latency", "over the sampled requests");
+	json_kv_u64(o, "events_of_requests_not_sampled", t->sampled_away_events);
+	json_obj_end(o);
+}
+
 static void recording(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct output_meta *m = &j->meta;
@@ -133,6 +174,45 @@ static void json_kv_cpu(struct json_out *o, uint32_t cpu)
 		json_u64(o, cpu);
 }
 
+/*
+ * "tracing_cost": what recording cost (null when the log does not say).
+ * requests: how many the programs ran for -- in a sampled recording the
+ * estimate, as they run (and decide) for the requests not sampled too.
+ */
+static void tracing_cost(struct json_out *o, const struct output_totals *t, uint64_t requests)
+{
+	const struct tracing_cost *c = t->cost;
+	char text[256];
+
+	json_key(o, "tracing_cost");
+	if (!report_cost_text(c, requests, text, sizeof(text))) {
+		json_null(o);
+		return;
+	}
+	json_obj_begin(o);
+	json_kv_str(o, "text", text);
+	json_kv_str(o, "bpf_stats", c->bpf_stats);
+	json_key(o, "bpf_run_time_ns");
+	if (c->bpf_known)
+		json_u64(o, c->bpf_run_ns);
+	else
+		json_null(o);
+	json_key(o, "bpf_runs");
+	if (c->bpf_known)
+		json_u64(o, c->bpf_runs);
+	else
+		json_null(o);
+	json_key(o, "bpf_ns_per_request");
+	if (c->bpf_known && requests)
+		json_double(o, (double)c->bpf_run_ns / (double)requests);
+	else
+		json_null(o);
+	json_kv_double(o, "recorder_cpu_s", c->recorder_cpu_s);
+	json_kv_double(o, "recorder_cpu_percent", c->recording_s > 0 ?
+		       100.0 * c->recorder_cpu_s / c->recording_s : 0.0);
+	json_obj_end(o);
+}
+
 static void losses(struct report_output *j, struct json_out *o, const struct output_totals *t)
 {
 	const struct report *r = &j->rep;
@@ -193,6 +273,7 @@ static void requests(struct report_output *j, struct json_out *o)
 	json_key(o, "requests");
 	json_obj_begin(o);
 	json_kv_u64(o, "total", r->requests);
+	kv_estimate(j, o, "total", r->requests, EST_REQUESTS);
 	for (unsigned s = 0; s < REQ_STATUS_COUNT; s++)
 		json_kv_u64(o, status_name(s), r->by_status[s]);
 	json_key(o, "incomplete_reasons");
@@ -214,9 +295,11 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_kv_str(o, "opcode", names_opcode(j->meta.names, op, name));
 		json_kv_u64(o, "opcode_number", op);
 		json_kv_u64(o, "count", s->count);
+		kv_estimate(j, o, "count", s->count, EST_REQUESTS);
 		for (unsigned st = 0; st < REQ_STATUS_COUNT; st++)
 			json_kv_u64(o, status_name(st), s->by_status[st]);
 		json_kv_u64(o, "errors", s->errors);
+		kv_estimate(j, o, "errors", s->errors, EST_REQUESTS);
 		latency(o, "latency_ns", &s->latency);
 		json_key(o, "paths");
 		json_obj_begin(o);
@@ -246,6 +329,10 @@ static void requests(struct report_output *j, struct json_out *o)
 		json_obj_end(o);
 	}
 	json_arr_end(o);
+
+	/* Completion to reaped_by (an upper bound), complete requests. */
+	latency(o, "cq_wait_ns", &r->cq_wait);
+	json_kv_u64(o, "cq_wait_bounded_by_ring_size", r->cq_wait_by_capacity);
 }
 
 static void procs_rings(struct report_output *j, struct json_out *o)
@@ -265,9 +352,12 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_key(o, "comm");
 		comm_str(o, report_comm(r, p->pid));
 		json_kv_u64(o, "requests", p->requests);
+		kv_estimate(j, o, "requests", p->requests, EST_REQUESTS);
 		json_kv_u64(o, "enters", p->enters + p->enters_lossy);
+		kv_estimate(j, o, "enters", p->enters + p->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", p->enters_lossy);
 		json_kv_u64(o, "submitted", p->submitted);
+		kv_estimate(j, o, "submitted", p->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", p->sqpoll_submitted);
 		json_kv_u64(o, "setups", p->syscalls[SYS_SETUP]);
 		json_kv_u64(o, "registers", p->syscalls[SYS_REGISTER]);
@@ -306,11 +396,14 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "cq_entries", rs->ring->cq_entries);
 		json_kv_u64(o, "sqpoll_tid", rs->ring->sqpoll_tid);
 		json_kv_u64(o, "requests", rs->requests);
+		kv_estimate(j, o, "requests", rs->requests, EST_REQUESTS);
 		json_kv_u64(o, "complete", rs->complete);
 		latency(o, "latency_ns", &rs->latency);
 		json_kv_u64(o, "enters", rs->enters + rs->enters_lossy);
+		kv_estimate(j, o, "enters", rs->enters + rs->enters_lossy, EST_ENTERS);
 		json_kv_u64(o, "enters_with_lost_events", rs->enters_lossy);
 		json_kv_u64(o, "submitted", rs->submitted);
+		kv_estimate(j, o, "submitted", rs->submitted, EST_SUBMITTED);
 		json_kv_u64(o, "sqpoll_submitted", rs->sqpoll_submitted);
 		json_kv_u64(o, "cqes_in_enters", rs->cqes_in_enters);
 		json_kv_u64(o, "enter_ns", rs->enter_ns);
@@ -335,6 +428,19 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_kv_u64(o, "peak_queued", rs->ring->iowq_peak);
 		json_kv_u64(o, "busy_ns", rs->iowq_busy_ns);
 		json_kv_bool(o, "busy_approximate", rs->iowq_busy_approx);
+		json_kv_u64(o, "hashed", rs->ring->iowq_hashed);
+		if (rs->ring->iowq_work_flags_known) {
+			json_kv_u64(o, "hashed_key_peak", rs->ring->iowq_hashed_key_peak);
+			json_kv_u64(o, "bound_workers_peak", rs->ring->iowq_bound_peak);
+			json_kv_u64(o, "unbound_workers_peak", rs->ring->iowq_unbound_peak);
+		} else {
+			json_key(o, "hashed_key_peak");
+			json_null(o);
+			json_key(o, "bound_workers_peak");
+			json_null(o);
+			json_key(o, "unbound_workers_peak");
+			json_null(o);
+		}
 		json_obj_end(o);
 		json_kv_u64(o, "cq_overflows", rs->overflows);
 		json_kv_u64(o, "cqes_dropped", rs->dropped);
@@ -343,6 +449,55 @@ static void procs_rings(struct report_output *j, struct json_out *o)
 		json_obj_end(o);
 	}
 	json_arr_end(o);
+}
+
+/* Every file a request worked on, first seen first (logs of format 3.1+). */
+static void files(struct report_output *j, struct json_out *o)
+{
+	const struct file_agg **v;
+	size_t n;
+	char buf[64];
+
+	v = file_stats_sorted(&j->rep.files, FILE_BY_NUMBER, &n);
+	json_key(o, "files");
+	json_arr_begin(o);
+	for (size_t i = 0; i < n; i++) {
+		const struct file_agg *g = v[i];
+		const struct model_file *f = g->file;
+
+		json_obj_begin(o);
+		json_kv_u64(o, "file", f->number);
+		json_key(o, "path");
+		text_str(o, f->path, strlen(f->path));
+		json_kv_str(o, "type", file_type_name(f->type));
+		snprintf(buf, sizeof(buf), "%" PRIu32 ":%" PRIu32, f->dev_major, f->dev_minor);
+		json_kv_str(o, "dev", buf);
+		json_kv_u64(o, "ino", f->ino);
+		json_kv_str(o, "flags", format_file_flags(buf, sizeof(buf), f->f_flags,
+							  j->meta.machine));
+		json_kv_u64(o, "f_flags", f->f_flags);
+		json_key(o, "fs");
+		text_str(o, f->fs, strlen(f->fs));
+		json_kv_u64(o, "mode", f->mode);
+		json_kv_bool(o, "deleted", f->deleted);
+		json_kv_bool(o, "anonymous", f->anonymous);
+		json_kv_bool(o, "path_truncated", f->path_truncated);
+		json_kv_u64(o, "requests", g->requests);
+		json_kv_u64(o, "complete", g->complete);
+		json_kv_u64(o, "errors", g->errors);
+		json_kv_u64(o, "bytes_read", g->bytes_read);
+		json_kv_u64(o, "bytes_written", g->bytes_written);
+		json_kv_u64(o, "latency_total_ns", g->latency_total_ns);
+		latency(o, "latency_ns", &g->latency);
+		json_key(o, "paths");
+		json_obj_begin(o);
+		for (unsigned p = 0; p < PATH_COUNT; p++)
+			json_kv_u64(o, path_name(p), g->paths[p]);
+		json_obj_end(o);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+	free(v);
 }
 
 static void errors_anomalies(struct report_output *j, struct json_out *o, const struct output_totals *t)
@@ -404,9 +559,12 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	json_obj_begin(&out);
 	json_kv_str(&out, "schema", JSON_SCHEMA);
 	recording(j, &out, t);
+	sampling(j, &out, t);
+	tracing_cost(&out, t, sampled(j) ? t->requests * j->meta.sample_requests : t->requests);
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);
+	files(j, &out);
 	errors_anomalies(j, &out, t);
 	json_obj_end(&out);
 	text = json_out_steal(&out, &len);

@@ -75,12 +75,56 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* Requests per sampled request: the sampling rate, 1 when not sampled. */
+static uint64_t req_scale(const struct report_output *s)
+{
+	return s->meta.sample_requests > 1 ? s->meta.sample_requests : 1;
+}
+
+/* io_uring_enter calls per sampled call (--sample-syscalls), 1 when not sampled. */
+static uint64_t sys_scale(const struct report_output *s)
+{
+	return s->meta.sample_syscalls > 1 ? s->meta.sample_syscalls : 1;
+}
+
+/*
+ * A count n of sampled things, 1 in scale of them recorded: the estimate
+ * n * scale, marked "~", or n itself when nothing was sampled away.
+ */
+static const char *count_of(uint64_t n, uint64_t scale, char *buf, size_t len)
+{
+	if (scale > 1)
+		snprintf(buf, len, "~%" PRIu64, n * scale);
+	else
+		snprintf(buf, len, "%" PRIu64, n);
+	return buf;
+}
+
+/* Requests; io_uring_enter calls; requests submitted inside those calls. */
+#define REQS(s, n, buf) count_of((n), req_scale(s), (buf), sizeof(buf))
+#define ENTERS(s, n, buf) count_of((n), sys_scale(s), (buf), sizeof(buf))
+#define SUBMITTED(s, n, buf) count_of((n), req_scale(s) * sys_scale(s), (buf), sizeof(buf))
+
+static void print_sampling(struct report_output *s, const struct output_totals *t)
+{
+	const struct output_meta *m = &s->meta;
+	char sys[64] = "";
+
+	if (m->sample_requests <= 1)
+		return;
+	if (m->sample_syscalls > 1)
+		snprintf(sys, sizeof(sys), " and 1 io_uring_enter call in %u", m->sample_syscalls);
+	fprintf(s->f, "  sampled    1 request in %u%s: counts marked ~ are estimates (sampled x rate), latencies are over the %" PRIu64 " sampled requests%s; %" PRIu64 " events of requests not sampled ignored\n",
+		m->sample_requests, sys, t->requests,
+		m->sample_syscalls > 1 ? ", times in enter over the sampled calls" : "",
+		t->sampled_away_events);
+}
 
 static void print_header(struct report_output *s, const struct output_totals *t)
 {
 	const struct output_meta *m = &s->meta;
 	FILE *f = s->f;
-	char a[TIMEBASE_ISO_LEN], d[32];
+	char a[TIMEBASE_ISO_LEN], d[32], cost[256];
 
 	fprintf(f, "ringside uring-convert summary of %s\n", m->log_path);
 	fprintf(f, "  recording  %s (log format %u.%u)\n", m->info->recording_id_str,
@@ -104,6 +148,10 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  recorded   %s\n", *s->rep.recorded ? s->rep.recorded : "every process");
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
+	print_sampling(s, t);
+	/* per request the programs ran for: sampled away ones too */
+	if (report_cost_text(t->cost, t->requests * req_scale(s), cost, sizeof(cost)))
+		fprintf(f, "  cost       %s\n", cost);
 }
 
 static void print_banner(struct report_output *s, const struct output_totals *t)
@@ -147,12 +195,13 @@ static void print_opcodes(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
-	char b[7][24];
+	char b[7][24], n[5][24];
 
-	fprintf(f, "\nRequests: %" PRIu64 " (complete %" PRIu64 ", in flight at start %" PRIu64
-		", in flight at end %" PRIu64 ", incomplete %" PRIu64 ")\n", r->requests,
-		r->by_status[REQ_COMPLETE], r->by_status[REQ_IN_FLIGHT_AT_START],
-		r->by_status[REQ_IN_FLIGHT_AT_END], r->by_status[REQ_INCOMPLETE]);
+	fprintf(f, "\nRequests: %s (complete %s, in flight at start %s, in flight at end %s, incomplete %s)\n",
+		REQS(s, r->requests, n[0]), REQS(s, r->by_status[REQ_COMPLETE], n[1]),
+		REQS(s, r->by_status[REQ_IN_FLIGHT_AT_START], n[2]),
+		REQS(s, r->by_status[REQ_IN_FLIGHT_AT_END], n[3]),
+		REQS(s, r->by_status[REQ_INCOMPLETE], n[4]));
 	if (!r->requests)
 		return;
 	fprintf(f, "\nPer opcode (latency: submission to completion, complete requests)\n");
@@ -166,8 +215,9 @@ static void print_opcodes(struct report_output *s)
 
 		if (!o->count)
 			continue;
-		fprintf(f, "%-16s %9" PRIu64 " %7" PRIu64 " %8s %8s %8s %8s %8s %8s ",
-			names_opcode(s->meta.names, op, name), o->count, o->errors,
+		fprintf(f, "%-16s %9s %7s %8s %8s %8s %8s %8s %8s ",
+			names_opcode(s->meta.names, op, name), REQS(s, o->count, n[0]),
+			REQS(s, o->errors, n[1]),
 			h->count ? fmt_dur((uint64_t)hist_mean(h), b[0], 24) : "-",
 			h->count ? fmt_dur(hist_percentile(h, 50), b[1], 24) : "-",
 			h->count ? fmt_dur(hist_percentile(h, 90), b[2], 24) : "-",
@@ -184,7 +234,7 @@ static void print_opcodes(struct report_output *s)
 		if (o->paths[PATH_UNKNOWN])
 			fprintf(f, ", unknown %.1f%%", pct(o->paths[PATH_UNKNOWN], done));
 		if (done != o->count)
-			fprintf(f, " (%" PRIu64 " not complete)", o->count - done);
+			fprintf(f, " (%s not complete)", REQS(s, o->count - done, n[2]));
 		fputc('\n', f);
 	}
 }
@@ -193,7 +243,7 @@ static void print_paths(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
-	char b[6][24];
+	char b[6][24], n[24];
 	bool any = false;
 
 	for (unsigned p = 0; p < PATH_COUNT; p++)
@@ -208,13 +258,32 @@ static void print_paths(struct report_output *s)
 
 		if (!h->count)
 			continue;
-		fprintf(f, "%-16s %9" PRIu64 " %8s %8s %8s %8s %8s %8s\n", path_name(p), h->count,
+		fprintf(f, "%-16s %9s %8s %8s %8s %8s %8s %8s\n", path_name(p),
+			REQS(s, h->count, n),
 			fmt_dur((uint64_t)hist_mean(h), b[0], 24),
 			fmt_dur(hist_percentile(h, 50), b[1], 24),
 			fmt_dur(hist_percentile(h, 90), b[2], 24),
 			fmt_dur(hist_percentile(h, 99), b[3], 24),
 			fmt_dur(hist_percentile(h, 99.9), b[4], 24), fmt_dur(h->max, b[5], 24));
 	}
+}
+
+/* One line: how long final CQEs sat in the CQ ring before the application
+ * reaped them, as far as the log bounds it (reap.h). */
+static void print_cq_wait(struct report_output *s)
+{
+	const struct hist *h = &s->rep.cq_wait;
+	char b[3][24];
+
+	if (!h->count)
+		return;
+	fprintf(s->f, "\nCQEs waited in the CQ ring (completion to reaped_by, an upper bound): "
+		"%" PRIu64 " requests, p50 %s, p99 %s, max %s", h->count,
+		fmt_dur(hist_percentile(h, 50), b[0], 24), fmt_dur(hist_percentile(h, 99), b[1], 24),
+		fmt_dur(h->max, b[2], 24));
+	if (s->rep.cq_wait_by_capacity)
+		fprintf(s->f, " (%" PRIu64 " bounded by the ring size)", s->rep.cq_wait_by_capacity);
+	fputc('\n', s->f);
 }
 
 /* Count per reason per opcode; only reasons some opcode has get a column. */
@@ -224,7 +293,7 @@ static void print_reasons(struct report_output *s)
 	FILE *f = s->f;
 	bool col[PR_COUNT] = { false };
 	bool any = false;
-	char name[NAMES_MAX_LEN];
+	char name[NAMES_MAX_LEN], n[24];
 
 	for (unsigned op = 0; op < 256; op++)
 		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
@@ -249,10 +318,56 @@ static void print_reasons(struct report_output *s)
 		fprintf(f, "%-16s", names_opcode(s->meta.names, op, name));
 		for (unsigned p = PR_NONE + 1; p < PR_COUNT; p++)
 			if (col[p])
-				fprintf(f, " %*" PRIu64, (int)strlen(path_reason_name(p)),
-					o->reasons[p]);
+				fprintf(f, " %*s", (int)strlen(path_reason_name(p)),
+					REQS(s, o->reasons[p], n));
 		fputc('\n', f);
 	}
+}
+
+#define FILES_SHOWN 10
+
+static void print_file_rows(struct report_output *s, const struct file_agg **v, size_t n)
+{
+	FILE *f = s->f;
+	char b[3][24], fl[64], p[512];
+
+	fprintf(f, "%4s %-8s %9s %8s %8s %8s %12s %12s %-10s %s\n", "file", "type", "requests",
+		"total", "p50", "p99", "read", "written", "flags", "path");
+	for (size_t i = 0; i < n && i < FILES_SHOWN; i++) {
+		const struct file_agg *g = v[i];
+
+		format_file_flags(fl, sizeof(fl), g->file->f_flags, s->meta.machine);
+		fprintf(f, "%4u %-8s %9" PRIu64 " %8s %8s %8s %12" PRIu64 " %12" PRIu64 " %-10s %s\n",
+			g->file->number, file_type_name(g->file->type), g->requests,
+			fmt_dur(g->latency_total_ns, b[0], 24),
+			fmt_dur(hist_percentile(&g->latency, 50), b[1], 24),
+			fmt_dur(hist_percentile(&g->latency, 99), b[2], 24), g->bytes_read,
+			g->bytes_written, fl[0] ? fl : "-", clean(g->file->path, p, sizeof(p)));
+	}
+	if (n > FILES_SHOWN)
+		fprintf(f, "     (%zu more files: files.csv)\n", n - FILES_SHOWN);
+}
+
+/* The files most requests worked on, and the ones they waited longest on. */
+static void print_files(struct report_output *s)
+{
+	struct file_stats *fs = &s->rep.files;
+	const struct file_agg **v;
+	size_t n;
+
+	v = file_stats_sorted(fs, FILE_BY_REQUESTS, &n);
+	if (!v)
+		return;
+	fprintf(s->f, "\nPer file: top %d by requests (latency: complete requests)\n",
+		FILES_SHOWN);
+	print_file_rows(s, v, n);
+	free(v);
+	v = file_stats_sorted(fs, FILE_BY_LATENCY, &n);
+	if (!v)
+		return;
+	fprintf(s->f, "\nPer file: top %d by total latency\n", FILES_SHOWN);
+	print_file_rows(s, v, n);
+	free(v);
 }
 
 static void print_procs(struct report_output *s)
@@ -260,7 +375,7 @@ static void print_procs(struct report_output *s)
 	const struct report *r = &s->rep;
 	struct proc_stats **ps;
 	FILE *f = s->f;
-	char b[4][24], c[EV_COMM_LEN + 4], fl[256];
+	char b[4][24], c[EV_COMM_LEN + 4], fl[256], k[4][24];
 	size_t n;
 
 	ps = report_procs(r, &n);
@@ -274,10 +389,11 @@ static void print_procs(struct report_output *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct proc_stats *p = ps[i];
 
-			fprintf(f, "%8u %-16s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s\n",
-				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)), p->requests,
-				p->enters + p->enters_lossy, p->submitted, p->sqpoll_submitted,
-				per_enter(p->submitted, p->enters, p->sqpoll_submitted, b[3], 24),
+			fprintf(f, "%8u %-16s %9s %9s %9s %9s %9s %10s %10s %10s\n",
+				p->pid, clean(report_comm(r, p->pid), c, sizeof(c)),
+				REQS(s, p->requests, k[0]), ENTERS(s, p->enters + p->enters_lossy, k[1]),
+				SUBMITTED(s, p->submitted, k[2]), REQS(s, p->sqpoll_submitted, k[3]),
+				per_enter(p->submitted * req_scale(s), p->enters, p->sqpoll_submitted, b[3], 24),
 				fmt_dur(p->enter_ns, b[0], 24), fmt_dur(p->submit_ns, b[1], 24),
 				fmt_dur(p->wait_ns, b[2], 24));
 		}
@@ -296,10 +412,11 @@ static void print_procs(struct report_output *s)
 		if (!rs)
 			continue;
 		snprintf(fd, sizeof(fd), "%d", rs->ring->fd);
-		fprintf(f, "%4u %8u %4s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %10s %10s %10s  %s\n",
+		fprintf(f, "%4u %8u %4s %9s %9s %9s %9s %10s %10s %10s  %s\n",
 			rs->ring->number, rs->ring->pid, rs->ring->fd >= 0 ? fd : "?",
-			rs->requests, rs->enters + rs->enters_lossy, rs->sqpoll_submitted,
-			per_enter(rs->submitted, rs->enters, rs->sqpoll_submitted, b[3], 24),
+			REQS(s, rs->requests, k[0]), ENTERS(s, rs->enters + rs->enters_lossy, k[1]),
+			REQS(s, rs->sqpoll_submitted, k[2]),
+			per_enter(rs->submitted * req_scale(s), rs->enters, rs->sqpoll_submitted, b[3], 24),
 			fmt_dur(rs->enter_ns, b[0], 24), fmt_dur(rs->submit_ns, b[1], 24),
 			fmt_dur(rs->wait_ns, b[2], 24),
 			rs->ring->created_seen ?
@@ -318,6 +435,11 @@ static void print_procs(struct report_output *s)
 				lossy);
 	}
 	fprintf(f, "\nBatching: io_uring_enter calls by requests submitted\n");
+	if (req_scale(s) > 1) {
+		/* a call's sampled requests say little about its batch */
+		fprintf(f, "(not shown: the recording is sampled)\n");
+		return;
+	}
 	fprintf(f, "%4s %8s %8s %8s %8s %8s %8s %8s %8s\n", "ring", "0", "1", "2-3", "4-7",
 		"8-15", "16-31", "32-63", "64+");
 	for (size_t i = 0; i < r->nrings; i++) {
@@ -332,12 +454,24 @@ static void print_procs(struct report_output *s)
 	}
 }
 
+/* Hashed work and the workers by pool, where the log has work flags. */
+static void print_iowq_pools(FILE *f, const struct model_ring *r)
+{
+	if (r->iowq_work_flags_known)
+		fprintf(f, "     hashed %" PRIu64 " (at most %u of one hash key at once, run one at a time); "
+			"workers alive at most: %u bounded, %u unbounded\n",
+			r->iowq_hashed, r->iowq_hashed_key_peak, r->iowq_bound_peak,
+			r->iowq_unbound_peak);
+	else if (r->iowq_hashed)
+		fprintf(f, "     hashed %" PRIu64 "\n", r->iowq_hashed);
+}
+
 static void print_iowq(struct report_output *s)
 {
 	const struct report *r = &s->rep;
 	FILE *f = s->f;
 	bool any = false;
-	char b[24];
+	char b[24], n[24];
 
 	for (size_t i = 0; i < r->nrings; i++)
 		if (r->rings[i] && (r->rings[i]->iowq_requests || r->rings[i]->ring->iowq_workers))
@@ -346,6 +480,8 @@ static void print_iowq(struct report_output *s)
 		return;
 	fprintf(f, "\nio-wq\n");
 	fprintf(f, "%4s %9s %8s %12s %10s\n", "ring", "requests", "workers", "peak queued", "busy");
+	/* The pools and hash keys (format 3.1 work flags) on a line of their
+	 * own below each ring's, so that the columns above stay as they were. */
 	for (size_t i = 0; i < r->nrings; i++) {
 		const struct ring_stats *rs = r->rings[i];
 		char w[16];
@@ -355,20 +491,23 @@ static void print_iowq(struct report_output *s)
 		/* No worker placed (no work events, and context switches
 		 * that named none): 0 would read as "no worker ran". */
 		if (rs->iowq_requests && !rs->iowq_placed && !rs->ring->iowq_workers) {
-			fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s (no worker seen running them)\n",
-				rs->ring->number, rs->iowq_requests, "unknown", rs->ring->iowq_peak,
+			fprintf(f, "%4u %9s %8s %12u %10s (no worker seen running them)\n",
+				rs->ring->number, REQS(s, rs->iowq_requests, n), "unknown",
+				rs->ring->iowq_peak,
 				"unknown");
+			print_iowq_pools(f, rs->ring);
 			continue;
 		}
 		snprintf(w, sizeof(w), "%u", rs->ring->iowq_workers);
-		fprintf(f, "%4u %9" PRIu64 " %8s %12u %10s%s", rs->ring->number,
-			rs->iowq_requests, w, rs->ring->iowq_peak,
+		fprintf(f, "%4u %9s %8s %12u %10s%s", rs->ring->number,
+			REQS(s, rs->iowq_requests, n), w, rs->ring->iowq_peak,
 			fmt_dur(rs->iowq_busy_ns, b, sizeof(b)),
 			rs->iowq_busy_approx ? " (approximate)" : "");
 		if (rs->iowq_placed < rs->iowq_requests)
 			fprintf(f, " (%" PRIu64 " of %" PRIu64 " requests placed)", rs->iowq_placed,
 				rs->iowq_requests);
 		fputc('\n', f);
+		print_iowq_pools(f, rs->ring);
 	}
 }
 
@@ -377,18 +516,19 @@ static void print_errors(struct report_output *s)
 	const struct report *r = &s->rep;
 	struct err_stats **es;
 	FILE *f = s->f;
-	size_t n;
+	char n[24], n2[24];
+	size_t nerr;
 
-	es = report_errors(r, &n);
-	if (es && n) {
+	es = report_errors(r, &nerr);
+	if (es && nerr) {
 		fprintf(f, "\nErrors (complete requests with res < 0)\n");
 		fprintf(f, "%-16s %-16s %9s\n", "opcode", "errno", "count");
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nerr; i++) {
 			char op[NAMES_MAX_LEN], e[NAMES_MAX_LEN];
 
-			fprintf(f, "%-16s %-16s %9" PRIu64 "\n",
+			fprintf(f, "%-16s %-16s %9s\n",
 				names_opcode(s->meta.names, es[i]->opcode, op),
-				names_errno(es[i]->err, e), es[i]->count);
+				names_errno(es[i]->err, e), REQS(s, es[i]->count, n));
 		}
 	}
 	free(es);
@@ -396,9 +536,9 @@ static void print_errors(struct report_output *s)
 	fprintf(f, "  CQ overflows          %" PRIu64 " (CQEs lost to the application: %" PRIu64 ")\n",
 		r->overflows, r->dropped);
 	fprintf(f, "  short writes          %" PRIu64 "\n", r->short_writes);
-	fprintf(f, "  failed links          %" PRIu64 " (members cancelled: %" PRIu64 ")\n",
-		r->failed_links, r->cancelled_links);
-	fprintf(f, "  failed at submission  %" PRIu64 "\n", r->failed_requests);
+	fprintf(f, "  failed links          %s (members cancelled: %s)\n",
+		REQS(s, r->failed_links, n), REQS(s, r->cancelled_links, n2));
+	fprintf(f, "  failed at submission  %s\n", REQS(s, r->failed_requests, n));
 	fprintf(f, "  CQEs of no request    %" PRIu64 "\n", r->aux_cqes);
 	fprintf(f, "  multishot CQEs        %" PRIu64 "\n", r->multishot_cqes);
 	fprintf(f, "  unpaired syscalls     %" PRIu64 "\n", r->unpaired_markers);
@@ -473,7 +613,9 @@ static int s_render(struct report_output *s, const struct output_totals *t, char
 	print_banner(s, t);
 	print_opcodes(s);
 	print_paths(s);
+	print_cq_wait(s);
 	print_reasons(s);
+	print_files(s);
 	print_procs(s);
 	print_iowq(s);
 	print_errors(s);

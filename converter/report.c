@@ -35,9 +35,9 @@ static void put_opt(char *buf, size_t len, const char *opt, const struct json_va
  * PATH"; "" when it recorded every process.  Returns false when the log
  * does not say.
  */
-static bool recorded_selection(const struct json_value *meta, char *buf, size_t len)
+bool report_recorded_selection(const struct json_value *meta, char *buf, size_t len)
 {
-	const struct json_value *f = json_get(meta, "filters");
+	const struct json_value *f = meta ? json_get(meta, "filters") : NULL;
 	const struct json_value *cmd, *pids, *follow;
 	char num[32];
 
@@ -91,20 +91,24 @@ void report_init(struct report *r, const struct output_meta *meta)
 	memset(r, 0, sizeof(*r));
 	r->meta = meta;
 	r->recorded_known = meta->info &&
-			    recorded_selection(meta->info->meta, r->recorded, sizeof(r->recorded));
+			    report_recorded_selection(meta->info->meta, r->recorded,
+						      sizeof(r->recorded));
 	hmap_init(&r->procs);
 	hmap_init(&r->errs);
 	hmap_init(&r->comms);
+	file_stats_init(&r->files);
 }
 
 void report_free(struct report *r)
 {
 	struct hmap_slot *s;
 
+	file_stats_free(&r->files);
 	for (unsigned i = 0; i < 256; i++)
 		hist_free(&r->ops[i].latency);
 	for (unsigned i = 0; i < PATH_COUNT; i++)
 		hist_free(&r->path_latency[i]);
+	hist_free(&r->cq_wait);
 	for (size_t i = 0; i < r->nrings; i++) {
 		if (r->rings[i])
 			hist_free(&r->rings[i]->latency);
@@ -214,6 +218,9 @@ void report_request(struct report *r, const struct model_request *q)
 
 	r->requests++;
 	r->by_status[q->status]++;
+	file_stats_add(&r->files, q);
+	if (r->files.oom)
+		r->oom = true;
 	if (q->status == REQ_INCOMPLETE && (unsigned)q->incomplete_reason < 4)
 		r->by_reason[q->incomplete_reason]++;
 	if (q->modifiers & REQM_LINK_CANCELLED)
@@ -260,6 +267,12 @@ void report_request(struct report *r, const struct model_request *q)
 			r->oom = true;
 		if (rs && hist_add(&rs->latency, q->complete_ts - q->submit_ts))
 			r->oom = true;
+	}
+	if (q->reaped_ts && q->complete_ts && q->reaped_ts >= q->complete_ts) {
+		if (hist_add(&r->cq_wait, q->reaped_ts - q->complete_ts))
+			r->oom = true;
+		if (q->reaped_by_capacity)
+			r->cq_wait_by_capacity++;
 	}
 	if (rs && q->path == PATH_IOWQ) {
 		rs->iowq_requests++;
@@ -452,6 +465,28 @@ struct err_stats **report_errors(const struct report *r, size_t *n)
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_err);
 	return v;
+}
+
+bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf, size_t len)
+{
+	double cpu = c && c->recording_s > 0 ? 100.0 * c->recorder_cpu_s / c->recording_s : 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	if (!c || !c->known)
+		return false;
+	if (c->bpf_known && requests)
+		n = snprintf(buf, len, "%.0f ns of BPF per request in the traced threads (",
+			     (double)c->bpf_run_ns / (double)requests);
+	if (c->bpf_known)
+		n += snprintf(buf + n, len - (size_t)n, "%.0f ns per hook run, %.1f ms in all%s, ",
+			      c->bpf_runs ? (double)c->bpf_run_ns / (double)c->bpf_runs : 0.0,
+			      (double)c->bpf_run_ns / 1e6, requests ? ")" : "");
+	else
+		n = snprintf(buf, len, "BPF run time not measured (%s), ",
+			     *c->bpf_stats ? c->bpf_stats : "unknown");
+	snprintf(buf + n, len - (size_t)n, "%.1f %% of one CPU for the recorder", cpu);
+	return true;
 }
 
 uint64_t report_lost_events(const struct report *r, const struct output_totals *t)

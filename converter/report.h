@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "file_stats.h"
 #include "hmap.h"
 #include "output.h"
 #include "stats.h"
@@ -68,6 +69,11 @@ struct report {
 	const struct output_meta *meta;
 	struct op_stats ops[256];
 	struct hist path_latency[PATH_COUNT];	/* complete requests, by path */
+	/* Complete requests whose final CQE's reaping is known: completion
+	 * to reaped_ts (an upper bound, reap.h); of them, bounded by the ring
+	 * size rather than a snapshot of the CQ head. */
+	struct hist cq_wait;
+	uint64_t cq_wait_by_capacity;
 	struct ring_stats **rings;	/* by ring number - 1 */
 	size_t nrings;
 	struct hmap procs;		/* pid -> proc_stats */
@@ -84,6 +90,7 @@ struct report {
 	 * recorded_known false when the log does not say. */
 	char recorded[512];
 	bool recorded_known;
+	struct file_stats files;	/* per file (file_stats.c) */
 	bool oom;
 };
 
@@ -138,6 +145,9 @@ struct output *report_output_new(const struct output_config *cfg,
 				 const struct output_ops *ops, report_render_fn render,
 				 char *err, size_t errlen);
 
+/* What uring-record selected, as its options ("" for every process); false
+ * when the log does not say. */
+bool report_recorded_selection(const struct json_value *meta, char *buf, size_t len);
 void report_init(struct report *r, const struct output_meta *meta);
 void report_free(struct report *r);
 void report_task(struct report *r, const struct model_task *t);
@@ -155,5 +165,11 @@ const char *report_comm(const struct report *r, uint32_t pid);	/* "" unknown */
 /* Total lost events: LOSS-frame totals when present (exact), else the sum
  * of the loss windows. */
 uint64_t report_lost_events(const struct report *r, const struct output_totals *t);
+/*
+ * The tracing cost in words ("355 ns of BPF per request in the traced
+ * threads, ..., 2.1 % of one CPU for the recorder"), per request when
+ * requests is not 0; false (buf "") when the log does not say.
+ */
+bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf, size_t len);
 
 #endif

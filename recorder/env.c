@@ -64,11 +64,14 @@ enum {
 	OPT_RAW_POINTERS,
 	OPT_RUN_AS_ROOT,
 	OPT_KEEP_RECORDING,
+	OPT_NO_SELF_COST,
 	OPT_USAGE,
 	OPT_FLIGHT,
 	OPT_POST,
 	OPT_SNAPSHOTS,
 	OPT_TRIGGER,
+	OPT_SAMPLE,
+	OPT_SAMPLE_SYSCALLS,
 };
 
 static const struct argp_option options[] = {
@@ -121,6 +124,14 @@ static const struct argp_option options[] = {
 	  "fentry, tracepoint, raw or none (default: auto)", 4 },
 	{ "raw-pointers", OPT_RAW_POINTERS, NULL, 0, "Keep kernel addresses in the log "
 	  "instead of opaque identifiers", 4 },
+	{ "no-self-cost", OPT_NO_SELF_COST, NULL, 0, "Do not measure the BPF programs' "
+	  "run time (the tracing cost in the log), which costs two clock reads per event", 4 },
+
+	{ NULL, 0, NULL, 0, "Sampling (default: every request):", 6 },
+	{ "sample", OPT_SAMPLE, "N", 0, "Record 1 request in N, chosen at random at "
+	  "submission, with all its events and its whole link", 6 },
+	{ "sample-syscalls", OPT_SAMPLE_SYSCALLS, NULL, 0, "With --sample: record 1 "
+	  "io_uring_enter call in N too (default: every syscall)", 6 },
 
 	{ NULL, 0, NULL, 0, "Messages:", 5 },
 	{ "quiet", 'q', NULL, 0, "No status line, warnings or summary (losses are still "
@@ -324,6 +335,10 @@ static int check_env(struct env *env)
 		msg_error("--run-as-root: there is no COMMAND to run");
 		return EINVAL;
 	}
+	if (env->sample_syscalls && env->sample <= 1) {
+		msg_error("--sample-syscalls: give --sample=N with N of 2 or more");
+		return EINVAL;
+	}
 	if (env->command)
 		env->follow = true;
 	return check_flight(env);
@@ -412,6 +427,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_RAW_POINTERS:
 		env->raw_pointers = true;
 		return 0;
+	case OPT_NO_SELF_COST:
+		env->no_self_cost = true;
+		return 0;
 	case OPT_RUN_AS_ROOT:
 		env->run_as_root = true;
 		return 0;
@@ -420,6 +438,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SNAPSHOTS:
 	case OPT_TRIGGER:
 		return flight_opt(env, key, arg);
+	case OPT_SAMPLE:
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || v < 1 || v > ENV_MAX_SAMPLE)
+			return bad("--sample", arg, "must be a whole number from 1 to 1048576");
+		env->sample = (uint32_t)v;
+		return 0;
+	case OPT_SAMPLE_SYSCALLS:
+		env->sample_syscalls = true;
+		return 0;
 	case 'q':
 		env->verbosity = -1;
 		return 0;

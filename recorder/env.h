@@ -61,6 +61,9 @@ enum syscall_mode {
 #define ENV_DEFAULT_POST_NS		(1000ull * 1000 * 1000)
 #define ENV_MAX_SNAPSHOTS		1000000u
 #define ENV_MAX_TRIGGERS		16
+/* --sample's upper bound: beyond it a recording holds too few requests
+ * for its counts to mean anything. */
+#define ENV_MAX_SAMPLE			(1u << 20)
 /*
  * How long a recording whose selection exited waits for the kernel to tear
  * down the rings it used (io_ring_exit_work runs in a kworker after the last
@@ -88,9 +91,13 @@ struct env {
 	uint64_t frame_size;
 	int zstd_level;
 	bool raw_pointers;
+	bool no_self_cost;		/* BPF run time not measured */
 	bool run_as_root;
 	enum io_wq_mode io_wq;
 	enum syscall_mode syscalls;
+	/* --sample=N: 1 request in N (0: every request); --sample-syscalls */
+	uint32_t sample;
+	bool sample_syscalls;
 	int verbosity;			/* -1 quiet, 0, 1.. verbose */
 	/* --flight-recorder[=SIZE], --post, --snapshots, --trigger */
 	uint64_t flight_size;		/* 0: a plain recording */

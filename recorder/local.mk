@@ -29,6 +29,7 @@ recorder_uring_record_SOURCES = \
 	recorder/command.c recorder/command.h \
 	recorder/probes.c recorder/probes.h \
 	recorder/ringbufs.c recorder/ringbufs.h \
+	recorder/self_cost.c recorder/self_cost.h \
 	recorder/status.c recorder/status.h \
 	recorder/tracefs.c recorder/tracefs.h \
 	recorder/writer.c recorder/writer.h

@@ -47,6 +47,7 @@
 #include "probes.h"
 #include "ringbufs.h"
 #include "selection.h"
+#include "self_cost.h"
 #include "status.h"
 #include "tasks.h"
 #include "tracefs.h"
@@ -75,6 +76,7 @@ struct recorder {
 	struct pointer_scrub scrub;
 	struct probes probes;
 	struct uring_record_bpf *skel;
+	struct self_cost cost;
 	struct frame_queue q;
 	bool q_ready;
 	struct ringbufs rb;
@@ -269,6 +271,8 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	skel->rodata->wakeup_bytes = r->wakeup_bytes;
 	skel->rodata->stage_flush_bytes = stage_flush_bytes(r->env.ring_size);
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
+	skel->rodata->sample_every = env->sample > 1 ? env->sample : 0;
+	skel->rodata->sample_syscalls = env->sample_syscalls;
 	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
 		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
@@ -562,6 +566,7 @@ static int start_recording(struct recorder *r, struct task_scan *tasks)
 	}
 	r->skel->bss->state = UR_STATE_RECORDING;
 	clock_snapshot(&r->start_clock);
+	self_cost_start(&r->cost, r->skel->obj);
 	if (pause_ms)
 		nanosleep(&pause, NULL);
 	err = scan_tasks(r, &after);
@@ -675,6 +680,7 @@ static struct frame *stats_frame(struct recorder *r)
 	json_kv_double(&o, "cpu_user_s", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
 	json_kv_double(&o, "cpu_sys_s", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	json_kv_u64(&o, "max_rss_kib", (uint64_t)ru.ru_maxrss);
+	self_cost_json(&r->cost, r->skel->obj, &o);
 	json_obj_end(&o);
 	text = json_out_steal(&o, &len);
 	if (!text)
@@ -1128,6 +1134,12 @@ static int finish(struct recorder *r)
 	if (ret)
 		msg_error("%s: %s", r->env.output, err);
 	status_summary(&sum);
+	if (!sum.quiet) {
+		char line[256];
+
+		self_cost_line(&r->cost, r->skel->obj, line, sizeof(line));
+		msg_info("%s", line);
+	}
 	if (r->have_cmd && !r->cmd.exited)
 		msg_info("the command (pid %d) is still running and no longer recorded",
 			 (int)r->cmd.pid);
@@ -1306,6 +1318,7 @@ static int setup(struct recorder *r)
 	if (r->tracefs.unavailable[0])
 		msg_verbose("tracepoint formats unavailable: %s", r->tracefs.unavailable);
 
+	self_cost_enable(&r->cost, r->env.no_self_cost);
 	ret = probes_setup(&r->probes, &r->skel, &r->env, r->btf, &r->tracefs, configure_skel,
 			   skel_loaded, r);
 	if (ret) {
@@ -1360,6 +1373,7 @@ static void cleanup(struct recorder *r, bool failed)
 			unlink(r->env.output);
 	}
 	probes_free(&r->probes);
+	self_cost_free(&r->cost);
 	if (r->rb_ready)
 		ringbufs_destroy(&r->rb);
 	if (r->skel)
@@ -1389,6 +1403,7 @@ int main(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.sigfd = r.wakefd = r.cgroup_fd = -1;
+	r.cost.stats_fd = -1;
 	ret = env_parse(&r.env, argc, argv);
 	if (ret) {
 		env_free(&r.env);
@@ -1403,6 +1418,9 @@ int main(int argc, char **argv)
 	status_init(&r.status, isatty(STDERR_FILENO) && r.env.verbosity >= 0, r.start_mono);
 	msg_info("recording io_uring events into %s%s", r.env.output,
 		 r.have_cmd ? "" : "; press Ctrl-C to stop");
+	if (r.env.sample > 1)
+		msg_info("sampling: 1 request in %u, %s", r.env.sample,
+			 r.env.sample_syscalls ? "1 io_uring_enter call in N" : "every syscall");
 	if (r.have_cmd) {
 		ret = command_release(&r.cmd, err, sizeof(err));
 		r.cmd_released = true;

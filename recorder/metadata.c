@@ -182,6 +182,17 @@ char *metadata_build(const struct meta_input *in, size_t *len)
 	filters_json(&o, in);
 	json_key(&o, "options");
 	options_json(&o, in);
+	/*
+	 * --sample: only sampled recordings carry the key, so that the
+	 * converter can tell them apart (uring-log(5)).
+	 */
+	if (env->sample > 1) {
+		json_key(&o, "sampling");
+		json_obj_begin(&o);
+		json_kv_u64(&o, "requests_one_in", env->sample);
+		json_kv_u64(&o, "syscalls_one_in", env->sample_syscalls ? env->sample : 1);
+		json_obj_end(&o);
+	}
 	json_kv_str(&o, "pointers", env->raw_pointers ? "raw" : "opaque");
 	json_kv_str(&o, "pid_namespace", in->initial_pid_ns ? "initial" : "nested");
 	if (in->flight) {

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "convert_test.h"
+#include "file_stats.h"
 #include "hmap.h"
+#include "model_files.h"
 #include "model_names.h"
 #include "names.h"
 #include "report.h"
@@ -271,6 +273,363 @@ static void ev_submit_forced(struct scen *sc, uint64_t ts, uint64_t req, uint8_t
 	e.flags = sqe_read ? EVF_SQE_VALID : 0;
 	synth_emit(sc->s, sc->cpu, &e, sizeof(e));
 }
+
+/*
+ * When each CQE was reaped: CQ indices counted from the first snapshot of
+ * the CQ tail, reaped at the first snapshot whose head is past them; a
+ * tail ahead of the count (an overflowed CQE flushed unseen) moves the
+ * indices since the last snapshot up, so they stay upper bounds; an
+ * overflowed CQE has no index; with the ring size known, writing index q
+ * proves every index <= q - size consumed.
+ */
+START_TEST(test_reaped_by)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+
+	scen_open(&sc, "reaped.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_cq(&sc, true, T0 + 1 * US, TID, PID, RING, 0, 0, 0);
+	for (unsigned i = 1; i <= 5; i++)
+		ev_submit(&sc, T0 + 1 * US + i, TID, PID, RING, 0xa0 + i, OP_NOP, i, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, TID, PID, RING, 0xa1, 1, 0, 0);
+	ev_complete(&sc, T0 + 4 * US, TID, PID, RING, 0xa2, 2, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 5 * US, TID, PID, RING, 0, 0, 2);
+	ev_enter_cq(&sc, true, T0 + 10 * US, TID, PID, RING, 0, 1, 2);
+	ev_complete(&sc, T0 + 11 * US, TID, PID, RING, 0xa3, 3, 0, 0);
+	ev_overflow(&sc, T0 + 12 * US, TID, PID, RING, 4, 0, false);
+	ev_complete(&sc, T0 + 13 * US, TID, PID, RING, 0xa5, 5, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 14 * US, TID, PID, RING, 0, 2, 5);
+	ev_enter_cq(&sc, true, T0 + 20 * US, TID, PID, RING, 0, 5, 5);
+	ev_enter_cq(&sc, false, T0 + 21 * US, TID, PID, RING, 0, 5, 5);
+
+	/* A ring of 4 CQEs whose application never enters again. */
+	ev_enter_cq(&sc, true, T0 + 30 * US, TID, PID, RING2, 2, 7, 7);
+	for (unsigned i = 1; i <= 6; i++)
+		ev_submit(&sc, T0 + 30 * US + i, TID, PID, RING2, 0xb0 + i, OP_NOP, 10 + i, 0, 0);
+	ev_enter_cq(&sc, false, T0 + 31 * US, TID, PID, RING2, 0, 7, 7);
+	for (unsigned i = 1; i <= 6; i++)
+		ev_complete(&sc, T0 + (40 + i) * US, TID2, PID, RING2, 0xb0 + i, 10 + i, 0, 0);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 11);
+	/* Delivered in the order they finished, reaped or not. */
+	for (size_t i = 0; i + 1 < 5; i++)
+		ck_assert_uint_lt(c->req[i].user_data, c->req[i + 1].user_data);
+	r = req_by_ud(c, 1);
+	ck_assert(r->cq_index_valid && !r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 0);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 10 * US);
+	ck_assert(!r->reaped_by_capacity);
+	r = req_by_ud(c, 2);
+	ck_assert_uint_eq(r->cq_index, 1);
+	ck_assert(!r->cq_index_upper);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 14 * US);
+	r = req_by_ud(c, 3);
+	ck_assert(r->cq_index_valid && r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 3);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 20 * US);
+	r = req_by_ud(c, 4);
+	ck_assert(r->modifiers & REQM_CQ_OVERFLOW);
+	ck_assert(!r->cq_index_valid);
+	ck_assert_uint_eq(r->reaped_ts, 0);
+	r = req_by_ud(c, 5);
+	ck_assert(r->cq_index_valid && r->cq_index_upper);
+	ck_assert_uint_eq(r->cq_index, 4);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 20 * US);
+
+	/* Index 7 + 4 written at 45 us: index 7 was gone by then, 7 + 1
+	 * by 46 us; the rest is never known. */
+	r = req_by_ud(c, 11);
+	ck_assert_uint_eq(r->cq_index, 7);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 45 * US);
+	ck_assert(r->reaped_by_capacity);
+	r = req_by_ud(c, 12);
+	ck_assert_uint_eq(r->reaped_ts, T0 + 46 * US);
+	for (unsigned ud = 13; ud <= 16; ud++) {
+		r = req_by_ud(c, ud);
+		ck_assert(r->cq_index_valid);
+		ck_assert_uint_eq(r->reaped_ts, 0);
+	}
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * io-wq pools and hashed work from the work flags (format 3.1): a worker
+ * is in the pool of the work it runs, counts for a ring from its first
+ * work there until it exits; hashed work is counted per hash key.
+ */
+START_TEST(test_iowq_pools)
+{
+	const uint32_t key5 = (5u << 24) | 2, key7 = (7u << 24) | 2, unbound = 4;
+	const uint32_t w[3] = { WORKER, WORKER + 1, WORKER + 2 };
+	struct scen sc;
+	struct capture *c;
+	const struct model_request *r;
+	uint64_t t = T0 + 10 * US;
+
+	scen_open(&sc, "iowq_pools.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	for (unsigned i = 0; i < 3; i++)
+		ev_task(&sc, T0, w[i], PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 3, 7, 0, 0);
+	for (unsigned i = 1; i <= 7; i++) {
+		ev_submit(&sc, T0 + 1 * US + i, TID, PID, RING, 0xc0 + i, OP_WRITE, i, 0, 0);
+		ev_queue_async(&sc, T0 + 1 * US + 10 + i, TID, PID, RING, 0xc0 + i, i, i <= 5,
+			       i <= 4 ? key5 : i == 5 ? key7 : unbound);
+	}
+	ev_enter_end(&sc, T0 + 2 * US, TID, PID, RING, 7);
+	/* W0 runs the four of key 5, W1 the one of key 7, W2 the unbound two. */
+	for (unsigned i = 1; i <= 7; i++) {
+		uint32_t tid = w[i <= 4 ? 0 : i == 5 ? 1 : 2];
+
+		ev_work(&sc, true, t, tid, PID, RING, 0xc0 + i);
+		ev_complete(&sc, t + 1 * US, tid, PID, RING, 0xc0 + i, i, 512, 0);
+		ev_work(&sc, false, t + 2 * US, tid, PID, RING, 0xc0 + i);
+		t += 3 * US;
+	}
+	for (unsigned i = 0; i < 3; i++)
+		ev_task_exit(&sc, t + i * US, w[i], PID);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nrings, 1);
+	ck_assert(c->rings[0].iowq_work_flags_known);
+	ck_assert_uint_eq(c->rings[0].iowq_hashed, 5);
+	ck_assert_uint_eq(c->rings[0].iowq_hashed_key_peak, 4);
+	ck_assert_uint_eq(c->rings[0].iowq_bound_peak, 2);
+	ck_assert_uint_eq(c->rings[0].iowq_unbound_peak, 1);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_BOUND_WORKERS], 2);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_UNBOUND_WORKERS], 1);
+	ck_assert_int_eq(c->counter_last[COUNTER_IOWQ_BOUND_WORKERS], 0);
+	ck_assert_int_eq(c->counter_last[COUNTER_IOWQ_UNBOUND_WORKERS], 0);
+	r = req_by_ud(c, 1);
+	ck_assert(r->work_flags_valid && (r->modifiers & REQM_HASHED));
+	ck_assert_uint_eq(r->work_flags >> 24, 5);
+	r = req_by_ud(c, 6);
+	ck_assert(r->work_flags_valid && !(r->modifiers & REQM_HASHED));
+	ck_assert_uint_eq(r->work_flags & EV_IO_WQ_WORK_UNBOUND, EV_IO_WQ_WORK_UNBOUND);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* Without work flags (logs before 3.1) pools and keys stay unknown. */
+START_TEST(test_iowq_pools_unknown)
+{
+	struct scen sc;
+	struct capture *c;
+
+	scen_open(&sc, "iowq_old.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_task(&sc, T0, WORKER, PID, "iou-wrk-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0xc1, OP_WRITE, 1, 0, 0);
+	ev_req(&sc, EV_QUEUE_ASYNC_WORK, T0 + 2 * US, TID, PID, RING, 0xc1, 1);
+	ev_work(&sc, true, T0 + 3 * US, WORKER, PID, RING, 0xc1);
+	ev_complete(&sc, T0 + 4 * US, WORKER, PID, RING, 0xc1, 1, 512, 0);
+	ev_work(&sc, false, T0 + 5 * US, WORKER, PID, RING, 0xc1);
+	c = run(&sc);
+
+	ck_assert(!c->rings[0].iowq_work_flags_known);
+	ck_assert_uint_eq(c->rings[0].iowq_workers, 1);
+	ck_assert_uint_eq(c->rings[0].iowq_bound_peak + c->rings[0].iowq_unbound_peak, 0);
+	ck_assert(!req_by_ud(c, 1)->work_flags_valid);
+	ck_assert_int_eq(c->counter_max[COUNTER_IOWQ_BOUND_WORKERS], 0);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/*
+ * File identity (format 3.1): a file is named once by a FILE record and
+ * then by its id in completions; a plain fd and a fixed file of the same
+ * struct file are the same file; a record repeated with the same identity
+ * (the recorder forgot it) is still that file, one for another inode at
+ * the same address is another file; pipes, sockets, anonymous inodes,
+ * deleted and truncated paths read as /proc/PID/fd shows them.
+ */
+#define FILE_A 0xf11e0001ull
+#define FILE_P 0xf11e0002ull
+#define FILE_E 0xf11e0003ull
+#define FILE_T 0xf11e0004ull
+#define FILE_R 0xf11e0005ull
+#define DEV(maj, min) ((uint32_t)(maj) << 20 | (min))
+
+START_TEST(test_file_identity)
+{
+	struct scen sc;
+	struct capture *c;
+	const struct model_file *f[12];
+	struct file_stats fs;
+	size_t n;
+	const struct file_agg **v;
+
+	scen_open(&sc, "files.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_enter_begin(&sc, T0 + 1 * US, TID, PID, RING, 3, 16, 1, 1);
+	/* 1: READ by fd, 2: READ_FIXED (4) of the same file, 3: WRITE */
+	ev_file(&sc, T0 + 2 * US, FILE_A, DEV(259, 3), 1234, 040002 /* O_DIRECT|O_RDWR */, 1,
+		0100644, "ext4", "data\0dir\0", 9, 2, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0xe1, OP_READ, 1, 0, 0);
+	ev_complete_file(&sc, T0 + 3 * US, TID, PID, RING, 0xe1, 1, 4096, FILE_A);
+	ev_submit(&sc, T0 + 4 * US, TID, PID, RING, 0xe2, 4 /* READ_FIXED */, 2, 1, 0);
+	/* forgotten by the recorder and described again: the same file */
+	ev_file(&sc, T0 + 5 * US, FILE_A, DEV(259, 3), 1234, 040002, 1, 0100644, "ext4",
+		"data\0dir\0", 9, 2, 0);
+	ev_complete_file(&sc, T0 + 5 * US, TID, PID, RING, 0xe2, 2, 4096, FILE_A);
+	ev_submit(&sc, T0 + 6 * US, TID, PID, RING, 0xe3, OP_WRITE, 3, 0, 0);
+	ev_complete_file(&sc, T0 + 7 * US, TID, PID, RING, 0xe3, 3, 512, FILE_A);
+	/* 4: the address now holds another inode, unlinked: another file */
+	ev_file(&sc, T0 + 8 * US, FILE_A, DEV(8, 1), 999, 02001 /* O_APPEND|O_WRONLY */, 0,
+		0100600, "tmpfs", "gone\0", 5, 1, 0);
+	ev_submit(&sc, T0 + 8 * US, TID, PID, RING, 0xe4, OP_WRITE, 4, 0, 0);
+	ev_complete_file(&sc, T0 + 9 * US, TID, PID, RING, 0xe4, 4, 100, FILE_A);
+	/* 5: a pipe, 6: an eventfd, 7: a path too long to walk, 8: the root */
+	ev_file(&sc, T0 + 10 * US, FILE_P, 15, 77, 04000 /* O_NONBLOCK */, 1, 010600,
+		"pipefs", "\0", 1, 1, EV_PATH_DETACHED);
+	ev_submit(&sc, T0 + 10 * US, TID, PID, RING, 0xe5, OP_READ, 5, 0, 0);
+	ev_complete_file(&sc, T0 + 11 * US, TID, PID, RING, 0xe5, 5, 32, FILE_P);
+	ev_file(&sc, T0 + 12 * US, FILE_E, 14, 5, 2, 1, 0600, "anon_inodefs",
+		"[eventfd]\0", 10, 1, EV_PATH_DETACHED);
+	ev_submit(&sc, T0 + 12 * US, TID, PID, RING, 0xe6, OP_READ, 6, 0, 0);
+	ev_complete_file(&sc, T0 + 13 * US, TID, PID, RING, 0xe6, 6, 8, FILE_E);
+	ev_file(&sc, T0 + 14 * US, FILE_T, DEV(259, 3), 4321, 0, 1, 0100644, "ext4",
+		"c\0b\0", 4, 2, EV_PATH_TRUNCATED);
+	ev_submit(&sc, T0 + 14 * US, TID, PID, RING, 0xe7, OP_READ, 7, 0, 0);
+	ev_complete_file(&sc, T0 + 15 * US, TID, PID, RING, 0xe7, 7, -11, FILE_T);
+	ev_file(&sc, T0 + 16 * US, FILE_R, DEV(259, 3), 2, 0, 20, 040755, "ext4", "", 0, 0, 0);
+	ev_submit(&sc, T0 + 16 * US, TID, PID, RING, 0xe8, 3 /* FSYNC */, 8, 0, 0);
+	ev_complete_file(&sc, T0 + 17 * US, TID, PID, RING, 0xe8, 8, 0, FILE_R);
+	/* 9: a completion without FILE_VALID (format 3.0): no file, whatever
+	 * the field holds; 10: a file never described: none either */
+	ev_submit(&sc, T0 + 18 * US, TID, PID, RING, 0xe9, OP_READ, 9, 0, 0);
+	{
+		struct ev_complete e = {
+			.ts = T0 + 19 * US, .tid = TID, .tgid = PID, .type = EV_COMPLETE,
+			.res = 1, .ring = RING, .req = 0xe9, .user_data = 9, .file = FILE_P,
+		};
+
+		synth_emit(sc.s, sc.cpu, &e, sizeof(e));
+	}
+	ev_submit(&sc, T0 + 20 * US, TID, PID, RING, 0xea, OP_READ, 10, 0, 0);
+	ev_complete_file(&sc, T0 + 21 * US, TID, PID, RING, 0xea, 10, 1, 0xdeadull);
+	/* 11: a 32-byte CQE: the file is after the two extra words */
+	ev_submit(&sc, T0 + 22 * US, TID, PID, RING, 0xeb, 46 /* URING_CMD */, 11, 0, 0);
+	{
+		struct ev_complete32 e = {
+			.ts = T0 + 23 * US, .tid = TID, .tgid = PID, .type = EV_COMPLETE32,
+			.flags = EVF_FILE_VALID, .res = 0, .ring = RING, .req = 0xeb,
+			.user_data = 11, .extra1 = FILE_E, .extra2 = 7, .file = FILE_P,
+		};
+
+		synth_emit(sc.s, sc.cpu, &e, sizeof(e));
+	}
+	ev_enter_end(&sc, T0 + 30 * US, TID, PID, RING, 11);
+	c = run(&sc);
+
+	ck_assert_uint_eq(c->nreq, 11);
+	for (unsigned i = 1; i <= 11; i++)
+		f[i] = req_file(c, req_by_ud(c, i));
+	/* fd and fixed file: one file, its identity exact */
+	ck_assert_ptr_nonnull(f[1]);
+	ck_assert_uint_eq(f[1]->number, 1);
+	ck_assert_uint_eq(f[2]->number, 1);
+	ck_assert_uint_eq(f[3]->number, 1);
+	ck_assert_str_eq(f[1]->path, "/dir/data");
+	ck_assert_str_eq(f[2]->path, "/dir/data");
+	ck_assert_int_eq(f[1]->type, FILE_REGULAR);
+	ck_assert_uint_eq(f[1]->dev_major, 259);
+	ck_assert_uint_eq(f[1]->dev_minor, 3);
+	ck_assert_uint_eq(f[1]->ino, 1234);
+	ck_assert_str_eq(f[1]->fs, "ext4");
+	ck_assert(!f[1]->deleted && !f[1]->anonymous && !f[1]->path_truncated);
+	/* the address reused */
+	ck_assert_uint_eq(f[4]->number, 2);
+	ck_assert_str_eq(f[4]->path, "/gone (deleted)");
+	ck_assert(f[4]->deleted);
+	ck_assert_uint_eq(f[4]->dev_major, 8);
+	ck_assert_uint_eq(f[4]->ino, 999);
+	/* pseudo files, truncated, root */
+	ck_assert_str_eq(f[5]->path, "pipe:[77]");
+	ck_assert_int_eq(f[5]->type, FILE_PIPE);
+	ck_assert(f[5]->anonymous && !f[5]->deleted);
+	ck_assert_str_eq(f[6]->path, "anon_inode:[eventfd]");
+	ck_assert_int_eq(f[6]->type, FILE_EVENTFD);
+	ck_assert_str_eq(f[7]->path, ".../b/c");
+	ck_assert(f[7]->path_truncated);
+	ck_assert_str_eq(f[8]->path, "/");
+	ck_assert_int_eq(f[8]->type, FILE_OTHER);
+	ck_assert_ptr_null(f[9]);
+	ck_assert_ptr_null(f[10]);
+	ck_assert_ptr_nonnull(f[11]);
+	ck_assert_uint_eq(f[11]->number, f[5]->number);
+	{
+		char b[64];
+
+		ck_assert_str_eq(format_file_flags(b, sizeof(b), f[1]->f_flags, "x86_64"),
+				 "O_DIRECT");
+		ck_assert_str_eq(format_file_flags(b, sizeof(b), f[4]->f_flags, "x86_64"),
+				 "O_APPEND");
+		ck_assert_str_eq(format_file_flags(b, sizeof(b), 0200000 | 04000, "aarch64"),
+				 "O_DIRECT|O_NONBLOCK");
+		ck_assert_str_eq(format_file_flags(b, sizeof(b), 2, "x86_64"), "");
+	}
+
+	/* per file: requests, bytes, errors, latency, path mix */
+	file_stats_init(&fs);
+	for (size_t i = 0; i < c->nreq; i++) {
+		struct model_request r = c->req[i];
+
+		r.file = req_file(c, &c->req[i]);
+		file_stats_add(&fs, &r);
+	}
+	v = file_stats_sorted(&fs, FILE_BY_REQUESTS, &n);
+	ck_assert_uint_eq(n, 6);
+	ck_assert_uint_eq(v[0]->file->number, 1);
+	ck_assert_uint_eq(v[0]->requests, 3);
+	ck_assert_uint_eq(v[0]->bytes_read, 8192);
+	ck_assert_uint_eq(v[0]->bytes_written, 512);
+	ck_assert_uint_eq(v[0]->latency_total_ns, 1 * US + 1 * US + 1 * US);
+	ck_assert_uint_eq(v[0]->paths[PATH_INLINE], 3);
+	ck_assert_uint_eq(v[1]->file->number, 3);	/* the pipe: 2 requests */
+	ck_assert_uint_eq(v[1]->requests, 2);
+	ck_assert_uint_eq(v[1]->bytes_read, 32);
+	free(v);
+	v = file_stats_sorted(&fs, FILE_BY_NUMBER, &n);
+	ck_assert_uint_eq(v[4]->file->number, 5);	/* the truncated one */
+	ck_assert_uint_eq(v[4]->errors, 1);
+	free(v);
+	file_stats_free(&fs);
+	capture_free(c);
+	scen_free(&sc);
+}
+END_TEST
+
+/* The path field of a FILE record, joined; never past its bytes. */
+START_TEST(test_file_path_join)
+{
+	char b[32];
+
+	ck_assert_uint_eq(file_path_join(b, sizeof(b), "a\0tmp\0", 6, 2, 0), 6);
+	ck_assert_str_eq(b, "/tmp/a");
+	file_path_join(b, sizeof(b), "", 0, 0, 0);
+	ck_assert_str_eq(b, "/");
+	file_path_join(b, sizeof(b), "x\0", 2, 1, EV_PATH_DETACHED);
+	ck_assert_str_eq(b, "x");
+	file_path_join(b, sizeof(b), "x\0y\0", 4, 2, EV_PATH_DETACHED);
+	ck_assert_str_eq(b, "y/x");
+	file_path_join(b, sizeof(b), "x\0y\0", 4, 2, EV_PATH_TRUNCATED);
+	ck_assert_str_eq(b, ".../y/x");
+	/* more names claimed than bytes hold, no terminating NUL */
+	file_path_join(b, sizeof(b), "abc", 3, 5, 0);
+	ck_assert_str_eq(b, "/abc");
+	/* a buffer too small: cut, terminated */
+	file_path_join(b, 5, "abcdef\0", 7, 1, 0);
+	ck_assert_str_eq(b, "/abc");
+}
+END_TEST
 
 /* Every path reason, each from the events that decide it. */
 START_TEST(test_path_reasons)
@@ -1504,6 +1863,11 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_overflow_after_complete_is_another_cqe);
 	tcase_add_test(tc, test_poll_iopoll_failed_drained);
 	tcase_add_test(tc, test_path_reasons);
+	tcase_add_test(tc, test_reaped_by);
+	tcase_add_test(tc, test_iowq_pools);
+	tcase_add_test(tc, test_iowq_pools_unknown);
+	tcase_add_test(tc, test_file_identity);
+	tcase_add_test(tc, test_file_path_join);
 	tcase_add_test(tc, test_link_chain_failure);
 	tcase_add_test(tc, test_link_chain_failure_6_1);
 	tcase_add_test(tc, test_pointer_reuse);

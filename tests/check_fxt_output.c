@@ -1046,6 +1046,70 @@ START_TEST(test_multishot_aux_overflow)
 }
 END_TEST
 
+/*
+ * CQEs a kworker posts for a ring (a request's, and one of no request)
+ * are drawn on the ring's track under its owner, saying who posted them,
+ * never as a process of their own; after the owner exited they are its
+ * ring's teardown.  The header gives the recorder's selection.
+ */
+START_TEST(test_cqes_posted_by_kworker)
+{
+	struct scen sc;
+	struct conv c;
+	const struct fxtr_model *m;
+	const struct fxtr_thread *rt;
+	const struct fxtr_slice *s;
+	const uint32_t kw = 300;
+	struct synth_options opt = {
+		.extra_meta = "\"filters\":{\"pids\":[77],\"follow\":true,\"comm\":null,"
+			      "\"cgroup\":null,\"command\":[\"./prog\"]}",
+	};
+
+	scen_open_opts(&sc, "kworker.log", &opt);
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0, TID, PID, RING, 3, 0);
+	ev_submit(&sc, T0 + 1 * US, TID, PID, RING, 0x41, OP_NOP, 1, 0, 0);
+	ev_submit(&sc, T0 + 2 * US, TID, PID, RING, 0x42, OP_NOP, 2, 0, 0);
+	ev_complete(&sc, T0 + 3 * US, kw, kw, RING, 0x41, 1, 0, 0);
+	{
+		struct ev_task_exit x = { SYNTH_HDR(EV_TASK_EXIT, T0 + 5 * US, TID, PID) };
+
+		SYNTH_EMIT(sc.s, 0, x);
+	}
+	ev_complete(&sc, T0 + 8 * US, kw, kw, RING, 0x42, 2, -125, 0);
+	ev_complete(&sc, T0 + 9 * US, kw, kw, RING, 0, 7, 0, 0);
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	m = c.m;
+
+	ck_assert_uint_eq(check_clean(m), 2);
+	for (size_t i = 0; i < m->nthreads; i++)
+		ck_assert_uint_ne(m->threads[i].pid, kw);
+	rt = thread_named(m, "ring 1 (fd 3)");
+	ck_assert_uint_eq(rt->pid, PID);
+	s = fxtr_find_slice(m, PID, rt->tid, "CQE NOP", 0);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(str_arg(m, s, "posted_by"), "kworker or another process");
+	ck_assert_int_eq(int_arg(m, s, "posted_by_tid"), kw);
+	s = fxtr_find_slice(m, PID, rt->tid, "CQE NOP", 1);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(str_arg(m, s, "posted_by"), "kworker: ring teardown after the owner exited");
+	ck_assert_int_eq(int_arg(m, s, "result"), -125);
+	ck_assert_uint_eq(count_named(m, PID, rt->tid, "CQE (no request)"), 0);
+	s = fxtr_find_slice(m, PID, rt->tid, "CQE (ring teardown)", 0);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(int_arg(m, s, "user_data"), 7);
+	ck_assert_int_eq(int_arg(m, s, "posted_by_tid"), kw);
+	/* The recorder's selection, beside the converter's. */
+	rt = thread_named(m, "recording");
+	s = fxtr_find_slice(m, rt->pid, rt->tid, "recording", 0);
+	ck_assert_str_eq(str_arg(m, s, "recorded_selection"), "-- ./prog (pid 77)");
+	ck_assert_str_eq(str_arg(m, s, "selection"), "everything");
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
 /* ------------------------------------------------ losses, both ends */
 
 START_TEST(test_losses_and_ends)
@@ -2058,6 +2122,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_hostile_same_time);
 	tcase_add_test(tc, test_far_future);
 	tcase_add_test(tc, test_multishot_aux_overflow);
+	tcase_add_test(tc, test_cqes_posted_by_kworker);
 	tcase_add_test(tc, test_losses_and_ends);
 	tcase_add_test(tc, test_lane_limit_default);
 	tcase_add_test(tc, test_lane_limit_small);

@@ -234,6 +234,12 @@ START_TEST(test_env_bad)
 		{ "uring-record", "--queue-size", "1M", NULL },
 		{ "uring-record", "--no-such-option", NULL },
 		{ "uring-record", "-o", "", NULL },
+		{ "uring-record", "--sample", "0", NULL },
+		{ "uring-record", "--sample", "1048577", NULL },
+		{ "uring-record", "--sample", "1.5", NULL },
+		{ "uring-record", "--sample", "-3", NULL },
+		{ "uring-record", "--sample-syscalls", NULL },
+		{ "uring-record", "--sample=1", "--sample-syscalls", NULL },
 	};
 	struct env env;
 
@@ -746,6 +752,52 @@ START_TEST(test_metadata_json)
 }
 END_TEST
 
+/*
+ * --sample=N and --sample-syscalls reach the environment, and the metadata
+ * names the rates ("sampling"); without --sample it has no such key.
+ */
+START_TEST(test_sample_options)
+{
+	char *argv[] = { "uring-record", "--sample=16", "--sample-syscalls", NULL };
+	char *plain[] = { "uring-record", "--sample", "1", NULL };
+	struct log_clock_snapshot clk = { .boot_ns = 5 };
+	bool rings[1] = { true };
+	struct meta_input in = {
+		.start = &clk, .ncpus = 1, .online_cpus = "0", .ring_cpus = rings,
+	};
+	struct json_doc doc;
+	struct env env;
+	char err[256];
+	const struct json_value *v;
+	uint64_t u;
+	size_t len;
+	char *text;
+
+	ck_assert_int_eq(parse(&env, argv), 0);
+	ck_assert_uint_eq(env.sample, 16);
+	ck_assert(env.sample_syscalls);
+	in.env = &env;
+	text = metadata_build(&in, &len);
+	ck_assert_msg(json_parse(text, len, &doc, err, sizeof(err)) == 0, "%s", err);
+	v = json_get(&doc.root, "sampling");
+	ck_assert(json_get_u64(v, "requests_one_in", &u) && u == 16);
+	ck_assert(json_get_u64(v, "syscalls_one_in", &u) && u == 16);
+	json_doc_free(&doc);
+	free(text);
+	env_free(&env);
+
+	ck_assert_int_eq(parse(&env, plain), 0);
+	ck_assert_uint_eq(env.sample, 1);
+	in.env = &env;
+	text = metadata_build(&in, &len);
+	ck_assert_msg(json_parse(text, len, &doc, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_null(json_get(&doc.root, "sampling"));
+	json_doc_free(&doc);
+	free(text);
+	env_free(&env);
+}
+END_TEST
+
 /* ------------------------------------------------------------ /proc */
 
 START_TEST(test_parse_stat)
@@ -916,6 +968,7 @@ static Suite *recorder_suite(void)
 	tcase_add_test(tc, test_frame_queue);
 	tcase_add_test(tc, test_loss_frame);
 	tcase_add_test(tc, test_metadata_json);
+	tcase_add_test(tc, test_sample_options);
 	tcase_add_test(tc, test_parse_stat);
 	tcase_add_test(tc, test_tasks_scan);
 	tcase_add_test(tc, test_cpulist);

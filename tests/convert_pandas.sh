@@ -27,4 +27,5 @@ fi
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 "$bin" -q --format=csv -o "$tmp/csv" "$srcdir/tests/golden/convert_v1.log" || exit 1
-"$py" "$srcdir/tests/convert_pandas.py" "$tmp/csv"
+"$bin" -q --format=csv -o "$tmp/csv31" "$srcdir/tests/golden/real_v3.1.log" || exit 1
+"$py" "$srcdir/tests/convert_pandas.py" "$tmp/csv" "$tmp/csv31"

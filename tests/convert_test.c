@@ -72,6 +72,29 @@ void ev_enter_end(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint
 	EMIT(sc, e);
 }
 
+void ev_enter_cq(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
+		 uint64_t ring, uint8_t cq_order, uint32_t cq_head, uint32_t cq_tail)
+{
+	if (begin) {
+		struct ev_enter_begin e = {
+			SYNTH_HDR(EV_ENTER_BEGIN, ts, tid, pid),
+			.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+			.cq_order = cq_order,
+		};
+
+		e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+		EMIT(sc, e);
+		return;
+	}
+	struct ev_enter_end e = {
+		SYNTH_HDR(EV_ENTER_END, ts, tid, pid),
+		.fd = 3, .ring = ring, .cq_head = cq_head, .cq_tail = cq_tail,
+	};
+
+	e.flags = EVF_RING_VALID | EVF_RING_STATE_VALID;
+	EMIT(sc, e);
+}
+
 void ev_create(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring, int fd,
 	       uint32_t setup_flags)
 {
@@ -107,6 +130,33 @@ void ev_complete(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint6
 		.res = res, .ring = ring, .req = req, .user_data = user_data, .cflags = cflags,
 	};
 
+	EMIT(sc, e);
+}
+
+void ev_complete_file(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
+		      uint64_t req, uint64_t user_data, int32_t res, uint64_t file)
+{
+	struct ev_complete e = {
+		SYNTH_HDR(EV_COMPLETE, ts, tid, pid),
+		.res = res, .ring = ring, .req = req, .user_data = user_data, .file = file,
+	};
+
+	e.flags = EVF_FILE_VALID;
+	EMIT(sc, e);
+}
+
+void ev_file(struct scen *sc, uint64_t ts, uint64_t file, uint32_t dev, uint64_t ino,
+	     uint32_t f_flags, uint32_t nlink, uint16_t mode, const char *fs,
+	     const char *path, size_t len, unsigned ncomp, uint8_t path_flags)
+{
+	struct ev_file e = {
+		SYNTH_HDR(EV_FILE, ts, 0, 0),
+		.dev = dev, .file = file, .ino = ino, .f_flags = f_flags, .nlink = nlink,
+		.mode = mode, .ncomp = (uint8_t)ncomp, .path_flags = path_flags,
+	};
+
+	memcpy(e.fs, fs, strnlen(fs, sizeof(e.fs)));
+	memcpy(e.path, path, len < sizeof(e.path) ? len : sizeof(e.path));
 	EMIT(sc, e);
 }
 
@@ -225,6 +275,26 @@ void ev_req_failed(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uin
 	EMIT(sc, e);
 }
 
+void ev_queue_async(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid, uint64_t ring,
+		    uint64_t req, uint64_t user_data, bool hashed, uint32_t work_flags)
+{
+	struct ev_queue_async_work e = {
+		SYNTH_HDR(EV_QUEUE_ASYNC_WORK, ts, tid, pid),
+		.opcode = 23, .ring = ring, .req = req, .user_data = user_data,
+		.work_flags = work_flags,
+	};
+
+	e.flags = EVF_WORK_FLAGS_VALID | (hashed ? EVF_HASHED : 0);
+	EMIT(sc, e);
+}
+
+void ev_task_exit(struct scen *sc, uint64_t ts, uint32_t tid, uint32_t pid)
+{
+	struct ev_task_exit e = { SYNTH_HDR(EV_TASK_EXIT, ts, tid, pid) };
+
+	EMIT(sc, e);
+}
+
 void ev_work(struct scen *sc, bool begin, uint64_t ts, uint32_t tid, uint32_t pid,
 	     uint64_t ring, uint64_t req)
 {
@@ -270,8 +340,20 @@ static void cap_request(struct output *o, const struct model_request *r)
 	}
 	*(unsigned *)push((void **)&c->req_ring_no, &(size_t){ c->nreq }, &c->ringnocap,
 			  sizeof(unsigned)) = r->ring->number;
+	{
+		size_t n = c->nreq;
+		struct model_file *f = push((void **)&c->req_file, &n, &c->filecap, sizeof(*f));
+
+		memset(f, 0, sizeof(*f));
+		if (r->file) {
+			*f = *r->file;
+			f->path = strdup(r->file->path);
+			ck_assert(f->path);
+		}
+	}
 	*(struct model_request *)push((void **)&c->req, &c->nreq, &c->reqcap, sizeof(*r)) = *r;
 	c->req[c->nreq - 1].ring = NULL;	/* owned by the model: gone after convert */
+	c->req[c->nreq - 1].file = NULL;	/* likewise: see req_file */
 }
 
 static void cap_syscall(struct output *o, const struct model_syscall *s)
@@ -310,7 +392,14 @@ static void cap_cqe(struct output *o, const struct model_cqe *q)
 
 static void cap_counter(struct output *o, const struct model_counter *k)
 {
-	CAP(o)->counters += k->n;
+	struct capture *c = CAP(o);
+
+	c->counters += k->n;
+	for (unsigned i = 0; i < k->n; i++) {
+		c->counter_last[k->kind[i]] = k->value[i];
+		if (k->value[i] > c->counter_max[k->kind[i]])
+			c->counter_max[k->kind[i]] = k->value[i];
+	}
 }
 
 static void cap_raw(struct output *o, const struct raw_event *e)
@@ -375,6 +464,9 @@ struct capture *capture_new(bool store)
 
 void capture_free(struct capture *c)
 {
+	for (size_t i = 0; i < c->nreq && c->req_file; i++)
+		free((char *)c->req_file[i].path);
+	free(c->req_file);
 	free(c->req);
 	free(c->req_ring_no);
 	free(c->sys);
@@ -385,6 +477,13 @@ void capture_free(struct capture *c)
 	free(c->rings);
 	free(c->warnings);
 	free(c);
+}
+
+const struct model_file *req_file(const struct capture *c, const struct model_request *r)
+{
+	const struct model_file *f = &c->req_file[r - c->req];
+
+	return f->number ? f : NULL;
 }
 
 struct capture *convert_capture(const char *path, const struct options *extra)

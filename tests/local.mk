@@ -111,6 +111,19 @@ tests_check_convert_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -
 tests_check_convert_output_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_output_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_output
+check_PROGRAMS += tests/check_convert_fio
+tests_check_convert_fio_SOURCES = tests/check_convert_fio.c
+tests_check_convert_fio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_fio_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_fio
+# tests/check_replay: uring-replay's plan (replay/plan.c) from synthetic logs.
+check_PROGRAMS += tests/check_replay
+tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h
+tests_check_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/replay -I$(top_srcdir)/tests
+tests_check_replay_CFLAGS = $(TEST_CFLAGS)
+tests_check_replay_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_replay
 endif
 TESTS += tests/convert_pandas.sh
 # uring-convert against real recordings of the ground-truth workload: the
@@ -121,7 +134,7 @@ EXTRA_DIST += tests/convert_pandas.sh tests/convert_pandas.py \
 	tests/golden/convert_v1/syscalls.csv tests/golden/convert_v1/events.csv \
 	tests/golden/convert_v1/losses.csv tests/golden/convert_v1/loss_counters.csv \
 	tests/golden/convert_v1/tasks.csv tests/golden/convert_v1/rings.csv \
-	tests/golden/convert_v1/counters.csv
+	tests/golden/convert_v1/counters.csv tests/golden/convert_v1/files.csv
 # --- end uring-convert ----------------------------------------------------
 
 # --- uring-convert --format=fxt -------------------------------------------
@@ -197,6 +210,9 @@ LIVE_RECORDER_TESTS = \
 	tests/live/staged.sh \
 	tests/live/exits.sh \
 	tests/live/selection_end.sh \
+	tests/live/self_cost.sh \
+	tests/live/replay.sh \
+	tests/live/sample.sh \
 	tests/live/flight.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
@@ -205,6 +221,8 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/sigkill.sh tests/live/filters.sh tests/live/stop_signal.sh \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
+	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py \
+	tests/live/sample.sh \
 	tests/live/flight.sh
 # --- end uring-record -----------------------------------------------------
 

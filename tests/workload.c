@@ -205,7 +205,9 @@
  *   request_list      every request: {"user_data", "ring", "opcode",
  *                     "sqe_flags" (+ "_names"), "what", "res" (final CQE),
  *                     "more_res" (multishot: the F_MORE CQEs), "chain" (index
- *                     of its link chain in the ring), "paths" (incl. may_*)}
+ *                     of its link chain in the ring), "paths" (incl. may_*),
+ *                     "reaped_ns" (CLOCK_BOOTTIME just after the CQ head
+ *                     moved past its final CQE; absent if never reaped)}
  *                     (storm: absent; "storm": {"nops"} instead)
  *   kernel_may_choose {"notes": [..], "may_io_wq" (buffered file I/O the
  *                     kernel may punt to io-wq; requests read while a

@@ -96,7 +96,26 @@ struct wl_req {
 	uint32_t cflags_or;	/* OR of the flags of its CQEs */
 	int chain;		/* link chain number in its ring, -1 if none */
 	uint64_t done_order;	/* ring-wide order of the final CQE, from 1 */
+	uint64_t reaped_ns;	/* CLOCK_BOOTTIME just after the CQ head moved
+				 * past its final CQE, 0 not reaped */
+	int file;		/* index in run->files of its file, -1 none */
 	char what[56];
+};
+
+/*
+ * A file requests work on, as the kernel names it (wl_file_add): the
+ * converter must give every request tagged with it exactly this identity,
+ * whether it reached the file by fd or as a fixed file.
+ */
+#define WL_MAX_FILES 16
+
+struct wl_file {
+	char name[24];
+	char path[720];		/* readlink(/proc/self/fd/N): "... (deleted)", "pipe:[N]" */
+	unsigned dev_major, dev_minor;
+	uint64_t ino;
+	char type[12];		/* regular, pipe, socket, ... (uring-convert(1) Files) */
+	char flags[40];		/* O_DIRECT|O_NONBLOCK|O_APPEND subset, "" none */
 };
 
 /* A CQE that belongs to no request of its ring (IORING_OP_MSG_RING target). */
@@ -226,6 +245,8 @@ struct wl_run {
 	uint64_t start_ns, end_ns;
 	char dir[512];		/* scratch directory ("" if none) */
 	bool dir_created;
+	struct wl_file files[WL_MAX_FILES];
+	size_t n_files;
 	/* storm */
 	bool storm;
 	uint64_t storm_elapsed_ns;
@@ -295,6 +316,10 @@ void wl_expect_aux(struct wl_ring *r, uint64_t user_data, int32_t res,
 		   uint64_t posted_by);
 uint64_t wl_next_user_data(const struct wl_ring *r);
 void wl_mark(struct wl_req *q, unsigned paths);
+/* Describe fd's file (after any unlink) as files[i]; -1 on failure. */
+int wl_file_add(struct wl_run *run, const char *name, int fd);
+/* q works on run->files[file]; returns q. */
+struct wl_req *wl_file_tag(struct wl_req *q, int file);
 /* Storm: n NOPs, counted but not tracked one by one. */
 void wl_prep_nops_untracked(struct wl_ring *r, unsigned n);
 

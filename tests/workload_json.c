@@ -522,6 +522,29 @@ static void json_links(struct json_out *o, struct wl_run *run)
 	json_arr_end(o);
 }
 
+/* The files of the requests tagged with one ("file": its index here). */
+static void json_files(struct json_out *o, const struct wl_run *run)
+{
+	char dev[24];
+
+	json_key(o, "files");
+	json_arr_begin(o);
+	for (size_t i = 0; i < run->n_files; i++) {
+		const struct wl_file *f = &run->files[i];
+
+		json_obj_begin(o);
+		json_kv_str(o, "name", f->name);
+		json_kv_str(o, "path", f->path);
+		snprintf(dev, sizeof(dev), "%u:%u", f->dev_major, f->dev_minor);
+		json_kv_str(o, "dev", dev);
+		json_kv_u64(o, "ino", f->ino);
+		json_kv_str(o, "type", f->type);
+		json_kv_str(o, "flags", f->flags);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+}
+
 static void json_request_list(struct json_out *o, struct wl_run *run)
 {
 	char buf[32];
@@ -544,6 +567,8 @@ static void json_request_list(struct json_out *o, struct wl_run *run)
 			kv_flags(o, "sqe_flags_names", q->sqe_flags, iosqe_flag_names);
 			json_kv_str(o, "what", q->what);
 			json_kv_i64(o, "res", final);
+			if (q->reaped_ns)
+				json_kv_u64(o, "reaped_ns", q->reaped_ns);
 			if (q->n_expect > 1) {
 				kv_u64_list_begin(o, "more_res");
 				for (k = 0; k + 1 < q->n_cqes; k++)
@@ -552,6 +577,8 @@ static void json_request_list(struct json_out *o, struct wl_run *run)
 			}
 			if (q->chain >= 0)
 				json_kv_i64(o, "chain", q->chain);
+			if (q->file >= 0)
+				json_kv_i64(o, "file", q->file);
 			json_key(o, "paths");
 			json_arr_begin(o);
 			for (k = 0; k < sizeof(path_names) / sizeof(path_names[0]); k++)
@@ -711,6 +738,7 @@ void wl_json_run(struct json_out *o, struct wl_run *run, bool top)
 		json_obj_end(o);
 	} else {
 		json_request_list(o, run);
+		json_files(o, run);
 	}
 
 	json_key(o, "kernel_may_choose");

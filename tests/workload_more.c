@@ -510,8 +510,24 @@ void wl_scen_storm(struct wl_run *run)
 struct demo_bg {
 	struct wl_run *run;
 	int fd;
+	int file;		/* fd's index in run->files */
 	unsigned waves;
 };
+
+/*
+ * The file a demo SQE works on, as an index in run->files: fds[i] is
+ * files[i]; fixed file slot 0 is the scratch file, fds[0].
+ */
+static int demo_file_of(const struct io_uring_sqe *sqe, const int *fds, const int *files,
+			unsigned n)
+{
+	if (sqe->flags & IOSQE_FIXED_FILE)
+		return sqe->fd == 0 ? files[0] : -1;
+	for (unsigned i = 0; i < n; i++)
+		if (sqe->fd == fds[i])
+			return files[i];
+	return -1;
+}
 
 static void *demo_bg_main(void *arg)
 {
@@ -541,7 +557,8 @@ static void *demo_bg_main(void *arg)
 					   (uint64_t)((w + i) % 16) * SIZE);
 			if (i < 2)
 				sqe->flags |= IOSQE_ASYNC;
-			wl_mark(wl_expect(r, sqe, SIZE, i < 2 ? "file read, IOSQE_ASYNC" : "file read"),
+			wl_mark(wl_file_tag(wl_expect(r, sqe, SIZE, i < 2 ? "file read, IOSQE_ASYNC" :
+							     "file read"), bg->file),
 				i < 2 ? 0 : WL_PATH_MAY_IOWQ);
 		}
 		if (!nops(r, 2, "nop") || !wl_submit(r, 8))
@@ -574,6 +591,7 @@ void wl_scen_demo(struct wl_run *run)
 	bool bg_started = false;
 	struct iovec iov;
 	int fd, files[1], err = 0;
+	int dfd[5], dfile[5];
 
 	if (waves < 1 || waves > WL_MAX_CQES - 1) {
 		wl_fail(run, "--count for demo (waves) must be 1..%d", WL_MAX_CQES - 1);
@@ -600,6 +618,15 @@ void wl_scen_demo(struct wl_run *run)
 		wl_fail(run, "socketpair: %s", strerror(errno));
 		goto out;
 	}
+	/* What the converter must name each request's file (by fd and fixed) */
+	dfd[0] = fd, dfd[1] = pa[0], dfd[2] = pc[0], dfd[3] = pt[0], dfd[4] = sp[0];
+	dfile[0] = wl_file_add(run, "demo file", fd);
+	dfile[1] = wl_file_add(run, "pipe a", pa[0]);
+	dfile[2] = wl_file_add(run, "pipe c", pc[0]);
+	dfile[3] = wl_file_add(run, "pipe t", pt[0]);
+	dfile[4] = wl_file_add(run, "socket", sp[0]);
+	if (!wl_ok(run))
+		goto out;
 
 	r = wl_ring_new(run, "demo", 64, NULL, &err);
 	if (!r) {
@@ -616,6 +643,7 @@ void wl_scen_demo(struct wl_run *run)
 	if (!wr)
 		goto out;
 	bg.fd = fd;
+	bg.file = dfile[0];
 	bg.waves = waves;
 	if (pthread_create(&bg_thread, NULL, demo_bg_main, &bg)) {
 		wl_fail(run, "cannot start the background thread");
@@ -631,7 +659,8 @@ void wl_scen_demo(struct wl_run *run)
 		goto out;
 	ud_mpoll = wl_next_user_data(r);
 	io_uring_prep_poll_multishot(sqe, pc[0], POLLIN);
-	wl_expect_multi(r, sqe, more_res, waves, -ECANCELED, "multishot poll, one shot per wave");
+	wl_file_tag(wl_expect_multi(r, sqe, more_res, waves, -ECANCELED,
+				    "multishot poll, one shot per wave"), dfile[2]);
 	if (!wl_submit(r, 0))
 		goto out;
 
@@ -645,7 +674,8 @@ void wl_scen_demo(struct wl_run *run)
 				goto out;				\
 			prep;						\
 			sqe->flags |= (fl);				\
-			wl_mark(wl_expect(r, sqe, (res), (what)), (paths)); \
+			wl_mark(wl_file_tag(wl_expect(r, sqe, (res), (what)), \
+					    demo_file_of(sqe, dfd, dfile, 5)), (paths)); \
 			expected++;					\
 		} while (0)
 

@@ -23,6 +23,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -666,6 +667,7 @@ static struct wl_req *new_req(struct wl_ring *r, struct io_uring_sqe *sqe,
 	}
 	q = &r->reqs[r->n_reqs++];
 	memset(q, 0, sizeof(*q));
+	q->file = -1;
 	q->user_data = r->ud_base + r->n_reqs;
 	q->opcode = sqe->opcode;
 	q->sqe_flags = sqe->flags;
@@ -741,6 +743,52 @@ void wl_mark(struct wl_req *q, unsigned paths)
 {
 	if (q)
 		q->paths |= (uint16_t)paths;
+}
+
+int wl_file_add(struct wl_run *run, const char *name, int fd)
+{
+	struct wl_file *f;
+	char link[64];
+	struct stat st;
+	ssize_t n;
+	int fl;
+
+	if (run->n_files == WL_MAX_FILES) {
+		wl_fail(run, "more than %d files described", WL_MAX_FILES);
+		return -1;
+	}
+	f = &run->files[run->n_files];
+	memset(f, 0, sizeof(*f));
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, f->path, sizeof(f->path) - 1);
+	fl = fcntl(fd, F_GETFL);
+	if (n < 0 || fstat(fd, &st) < 0 || fl < 0) {
+		wl_fail(run, "%s: cannot describe fd %d: %s", name, fd, strerror(errno));
+		return -1;
+	}
+	f->path[n] = '\0';
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->dev_major = major(st.st_dev);
+	f->dev_minor = minor(st.st_dev);
+	f->ino = st.st_ino;
+	snprintf(f->type, sizeof(f->type), "%s",
+		 S_ISREG(st.st_mode) ? "regular" : S_ISFIFO(st.st_mode) ? "pipe" :
+		 S_ISSOCK(st.st_mode) ? "socket" : S_ISBLK(st.st_mode) ? "block" :
+		 S_ISCHR(st.st_mode) ? "char" : "other");
+	snprintf(f->flags, sizeof(f->flags), "%s%s%s%s%s",
+		 fl & O_DIRECT ? "O_DIRECT" : "",
+		 (fl & O_DIRECT) && (fl & O_NONBLOCK) ? "|" : "",
+		 fl & O_NONBLOCK ? "O_NONBLOCK" : "",
+		 (fl & (O_DIRECT | O_NONBLOCK)) && (fl & O_APPEND) ? "|" : "",
+		 fl & O_APPEND ? "O_APPEND" : "");
+	return (int)run->n_files++;
+}
+
+struct wl_req *wl_file_tag(struct wl_req *q, int file)
+{
+	if (q)
+		q->file = file;
+	return q;
 }
 
 void wl_prep_nops_untracked(struct wl_ring *r, unsigned n)
@@ -932,6 +980,7 @@ bool wl_reap(struct wl_ring *r, unsigned n)
 	struct io_uring_cq *cq = &r->ring.cq;
 	unsigned head = *cq->khead;
 	unsigned tail = io_uring_smp_load_acquire(cq->ktail);
+	uint64_t done_before = r->done_order, now;
 	unsigned i;
 
 	if (tail - head < n) {
@@ -942,6 +991,12 @@ bool wl_reap(struct wl_ring *r, unsigned n)
 	for (i = 0; i < n; i++)
 		handle_cqe(r, &cq->cqes[(head + i) & cq->ring_mask]);
 	io_uring_smp_store_release(cq->khead, head + n);
+	/* Ground truth for reaped_by_ns: the requests finished by this
+	 * window were consumed at the latest now. */
+	now = wl_now_ns();
+	for (size_t j = 0; r->track && r->done_order > done_before && j < r->n_reqs; j++)
+		if (r->reqs[j].done_order > done_before)
+			r->reqs[j].reaped_ns = now;
 	return wl_ok(r->run);
 }
 

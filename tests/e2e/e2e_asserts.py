@@ -184,6 +184,14 @@ def check_log(c):
     failed = [p for p in c.meta["probes"] if p["status"] not in ("attached", "absent")]
     c.eq("probes neither attached nor absent", failed, [])
     c.eq("summary: io-wq tracking", s["recording"]["io_wq_tracking"], c.meta["io_wq_tracking"])
+    # BPF_ENABLE_STATS (5.8) works on every supported kernel: the tracing
+    # cost is measured, and its programs ran at least once per request.
+    cost = s["tracing_cost"]
+    if s["recording"]["stopped_cleanly"]:
+        c.eq("summary: BPF run time measured", cost and cost["bpf_stats"], "run_time")
+    if cost and cost["bpf_runs"] is not None:
+        c.check(cost["bpf_runs"] >= s["requests"]["total"],
+                f"summary: {cost['bpf_runs']} BPF runs for {s['requests']['total']} requests")
 
 
 # ------------------------------------------------------------------ requests
@@ -273,6 +281,7 @@ def check_requests(c):
     c.ring_of = {k: next(iter(v)) for k, v in ring_map.items() if len(v) == 1}
     check_links(c, by_ud)
     check_order(c, by_ud)
+    check_reaped(c)
     # events.csv req_id joins each event to its request: the same
     # user_data wherever the event carries one (fail_link carries the
     # failed request's).
@@ -286,6 +295,62 @@ def check_requests(c):
                        f"{ud_of.get(e['req_id'])}, the event says {e['user_data']}")
                 break
     c.check(joined >= 2 * len(mine), f"only {joined} events joined to {len(mine)} requests")
+
+
+def check_files(c):
+    """Every request the workload tagged with a file names exactly that
+    file in requests.csv: the path /proc/self/fd shows, type, dev and ino
+    as fstat() gave them, the open flags, whether the request reached it by
+    fd or as a fixed file; files.csv and the JSON count its requests."""
+    by_ud = {int(r["user_data"]): r for r in c.mine("requests")}
+    files_csv = c.table("files")
+    files_json = c.summary.get("files", [])
+    checked = both = 0
+    for d in c.docs:
+        files = d.get("files", [])
+        tagged = defaultdict(int)
+        ways = defaultdict(set)
+        for q in d.get("request_list", []):
+            if "file" not in q:
+                continue
+            f = files[q["file"]]
+            r = by_ud.get(q["user_data"])
+            if r is None:
+                continue        # check_requests reports it
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            c.eq(f"{what}: file_path", r["file_path"], f["path"])
+            c.eq(f"{what}: file_type", r["file_type"], f["type"])
+            c.eq(f"{what}: file_dev", r["file_dev"], f["dev"])
+            c.eq(f"{what}: file_ino", r["file_ino"], str(f["ino"]))
+            c.eq(f"{what}: file_flags", r["file_flags"], f["flags"] or "none")
+            c.check(r["file_fs"] != "", f"{what}: no file_fs")
+            tagged[q["file"]] += 1
+            fixed = "FIXED_FILE" in names(q["sqe_flags_names"])
+            ways[q["file"]].add(("fixed" if fixed else "fd", r["file_path"]))
+            checked += 1
+        for i, f in enumerate(files):
+            name = f"{d['scenario']}: file {f['name']} ({f['path']})"
+            # reached both ways: one path, the same file
+            kinds = {k for k, _ in ways[i]}
+            if len(kinds) == 2:
+                both += 1
+                c.eq(f"{name}: paths by fd and as fixed file", len({p for _, p in ways[i]}), 1)
+            # by path too: a file system reuses the inode of a file gone
+            rows = [x for x in files_csv if x["dev"] == f["dev"] and x["ino"] == str(f["ino"])
+                    and x["path"] == f["path"]]
+            c.eq(f"{name}: rows in files.csv", len(rows), 1 if tagged[i] else 0)
+            if rows:
+                c.eq(f"{name}: files.csv type", rows[0]["type"], f["type"])
+                c.eq(f"{name}: files.csv requests", int(rows[0]["requests"]), tagged[i])
+                j = [x for x in files_json if x["dev"] == f["dev"] and x["ino"] == f["ino"]
+                     and x["path"] == f["path"]]
+                c.eq(f"{name}: JSON requests", [x["requests"] for x in j], [tagged[i]])
+    if any(d.get("files") for d in c.docs):
+        c.check(checked > 0, "no request tagged with a file was checked")
+        # demo reaches its scratch file both ways
+        if any(d["scenario"] == "demo" for d in c.docs):
+            c.check(both > 0, "no file was reached both by fd and as a fixed file")
+        c.notes.append(f"{checked} file identities checked")
 
 
 def check_path(c, what, q, r, ring):
@@ -466,6 +531,98 @@ def check_rings(c):
              sum(v["cqes_more"] for v in wr["requests"].values()))
 
 
+RW_OPS = {"READ", "WRITE", "READV", "WRITEV", "READ_FIXED", "WRITE_FIXED"}
+
+
+def check_iowq(c):
+    """io-wq pools and hashed work, from the work flags of format 3.1 logs
+    (uring-convert(1), "io-wq workers and hashed work"): the kernel's rules
+    where the workload decides (reads never hashed; a write to a regular
+    file hashed whenever bounded; a buffered write punted after its inline
+    try bounded and hashed), and the tables agree with each other, the
+    counters and FXT."""
+    v = c.summary["recording"]["format_version"]
+    if (v["major"], v["minor"]) < (3, 1):
+        return
+    reqs = c.mine("requests")
+    by_ud = {int(r["user_data"]): r for r in reqs}
+    for d in c.docs:
+        for q in d.get("request_list", []):
+            r = by_ud.get(q["user_data"])
+            if r is None or q["opcode"] not in RW_OPS:
+                continue
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            if "async_forced" in q.get("paths", []) or "ASYNC" in names(r["sqe_flags"]):
+                # Punted at submission: 6.18 has not assigned the file yet
+                # (unbounded, never hashed), 6.1 and 6.12 have (a regular
+                # file: bounded, and a write hashed by inode).
+                c.check(r["io_wq_pool"] in ("bound", "unbound"), f"{what}: io-wq pool {r['io_wq_pool']!r}")
+                if q["opcode"].startswith("WRITE"):
+                    c.eq(f"{what}: hashed iff bounded", r["io_wq_hash_key"] != "",
+                         r["io_wq_pool"] == "bound")
+                else:
+                    c.eq(f"{what}: hash key of a read", r["io_wq_hash_key"], "")
+            elif (q["what"].startswith("file write") and r["path"] == "io-wq"
+                  and not names(r["sqe_flags"]) & {"FIXED_FILE", "ASYNC"}):
+                # Punted after an inline try, the buffered write to a
+                # regular file had its file: bounded, hashed by inode.
+                c.eq(f"{what}: io-wq pool", r["io_wq_pool"], "bound")
+                c.check(r["io_wq_hash_key"] != "", f"{what}: punted buffered write not hashed")
+    keys = defaultdict(set)
+    hashed = Counter()
+    for r in reqs:
+        what = f"request {r['user_data']} ({r['opcode']})"
+        if r["queue_async_ns"] != "-1":
+            c.check(r["io_wq_pool"] in ("bound", "unbound"), f"{what}: io-wq pool {r['io_wq_pool']!r}")
+        is_hashed = "hashed" in names(r["modifiers"])
+        c.eq(f"{what}: hash key present iff hashed", r["io_wq_hash_key"] != "", is_hashed)
+        if is_hashed:
+            hashed[r["ring"]] += 1
+            keys[(r["ring"], r["fd"], "FIXED_FILE" in names(r["sqe_flags"]))].add(r["io_wq_hash_key"])
+    for k, v in keys.items():
+        c.eq(f"ring {k[0]} fd {k[1]}: hash keys of one file", len(v), 1)
+    if c.meta["io_wq_tracking"] in ("fentry", "kprobe"):
+        # Exact placement: a worker only ever takes work of its own pool.
+        pools = defaultdict(set)
+        for r in reqs:
+            if r["worker_tid"] and r["io_wq_pool"]:
+                pools[r["worker_tid"]].add(r["io_wq_pool"])
+        for tid, p in pools.items():
+            c.eq(f"worker {tid}: pools of the work it ran", len(p), 1)
+    ctr = defaultdict(list)
+    for x in c.table("counters"):
+        ctr[(x["ring"], x["counter"])].append(int(x["value"]))
+    tasks = [t for t in c.mine("tasks") if t["kind"] == "io-wq-worker"]
+    all_exited = all(t["exit_ns"] != "-1" for t in tasks)
+    sring = {r["ring"]: r for r in c.summary["rings"]}
+    stat = {x["name"]: x for x in c.fxt["counters"] if x["pid"] == c.pid}
+    for n, r in ((r["ring"], r) for r in c.mine("rings")):
+        what = f"converter ring {n}"
+        c.eq(f"{what}: io_wq_hashed", int(r["io_wq_hashed"]), hashed[n])
+        if r["io_wq_hashed_key_peak"] == "":
+            # No work flags on this ring: it had no io-wq work.
+            c.eq(f"{what}: io-wq requests without work flags",
+                 [q["user_data"] for q in reqs if q["ring"] == n and q["queue_async_ns"] != "-1"], [])
+            continue
+        peak = int(r["io_wq_hashed_key_peak"] or 0)
+        c.check((peak == 0) == (hashed[n] == 0) and peak <= hashed[n],
+                f"{what}: hashed key peak {peak} of {hashed[n]} hashed")
+        bound, unbound = int(r["io_wq_bound_workers_peak"]), int(r["io_wq_unbound_workers_peak"])
+        c.check(bound + unbound <= int(r["io_wq_workers"]),
+                f"{what}: {bound} bounded + {unbound} unbounded workers, of {r['io_wq_workers']} seen")
+        io_wq = sring.get(int(n), {}).get("io_wq", {})
+        c.eq(f"{what}: summary io_wq", (io_wq.get("hashed"), io_wq.get("hashed_key_peak"),
+                                        io_wq.get("bound_workers_peak"), io_wq.get("unbound_workers_peak")),
+             (hashed[n], peak, bound, unbound))
+        for name, p in (("io_wq_bound_workers", bound), ("io_wq_unbound_workers", unbound)):
+            vals = ctr.get((n, name), [])
+            c.eq(f"{what}: {name} counter peak", max(vals, default=0), p)
+            if vals and all_exited:
+                c.eq(f"{what}: {name} counter at the end", vals[-1], 0)
+            x = stat.get(f"ring {n}:{name}:0")
+            c.eq(f"{what}: FXT {name} peak", x["max"] if x else 0, p)
+
+
 # ------------------------------------------------------------------ syscalls
 
 ENTER_KEY = (lambda w: (w["fd"], w["to_submit"], w["min_complete"], names(w["flags_names"]), w["ret"]),
@@ -475,6 +632,61 @@ SETUP_KEY = (lambda w: (w["entries"], names(w["flags_names"]), w["ret"]),
              lambda g: (int(g["entries"]), names(g["setup_flags"]), int(g["ret"])))
 REGISTER_KEY = (lambda w: (w["fd"], w["opcode_name"], w["nr_args"], w["ret"]),
                 lambda g: (int(g["fd"]), g["register_opcode"], int(g["nr_args"]), int(g["ret"])))
+
+
+def ring_snapshots(c):
+    """Boot times at which the log read a ring's CQ head: the begin and the
+    end of each io_uring_enter on it (cq_pending_* present), by ring."""
+    snaps = defaultdict(list)
+    for s in c.mine("syscalls"):
+        if s["syscall"] != "io_uring_enter" or not s["ring"]:
+            continue
+        begin = int(s["enter_boot_ns"])
+        if s["cq_pending_enter"] != "":
+            snaps[s["ring"]].append(begin)
+        if s["cq_pending_exit"] != "":
+            snaps[s["ring"]].append(begin + int(s["duration_ns"]))
+    return {k: sorted(v) for k, v in snaps.items()}
+
+
+def check_reaped(c):
+    """reaped_by_ns, against the time the workload moved the CQ head past
+    each final CQE (request_list reaped_ns, read just after the store): an
+    upper bound of it, never before the completion, and with a CQ head
+    bound exactly the first ring snapshot after it; a CQE the workload
+    never reaped has none."""
+    if c.meta["syscall_tracking"] == "none":
+        return
+    snaps = ring_snapshots(c)
+    by_ud = {int(r["user_data"]): r for r in c.mine("requests")}
+    checked = 0
+    for d in c.docs:
+        for q in d.get("request_list", []):
+            r = by_ud.get(q["user_data"])
+            if r is None:
+                continue
+            what = f"{d['scenario']}: request {q['user_data']} ({q['opcode']} {q['what']})"
+            reaped = int(r["reaped_by_ns"])
+            truth = q.get("reaped_ns")
+            after = [t for t in snaps.get(r["ring"], []) if truth and t > truth]
+            if reaped < 0:
+                c.check(not truth or not after or r["cq_index"] == "",
+                        f"{what}: no reaped_by_ns, though the workload reaped it at {truth} "
+                        f"and the ring was read at {after[:1]}")
+                continue
+            offset = int(r["complete_boot_ns"]) - int(r["complete_ns"])
+            c.check(reaped >= int(r["complete_ns"]),
+                    f"{what}: reaped_by_ns {reaped} before its completion {r['complete_ns']}")
+            if not c.check(truth is not None, f"{what}: reaped_by_ns {reaped}, never reaped"):
+                continue
+            c.check(truth <= reaped + offset,
+                    f"{what}: reaped_by {reaped + offset} (boot ns) before the workload "
+                    f"reaped it at {truth}")
+            if r["reaped_bound"] == "cq_head" and r["cq_index_exact"] == "true":
+                c.eq(f"{what}: reaped_by = first ring snapshot after the reap",
+                     reaped + offset, after[0] if after else None)
+            checked += 1
+    c.notes.append(f"reaped_by_ns checked on {checked} requests")
 
 
 def check_syscalls(c):
@@ -759,11 +971,13 @@ def check_all(c):
         return
     check_tasks(c)
     check_requests(c)
+    check_files(c)
     if c.meta["syscall_tracking"] == "none":
         c.eq("syscalls recorded without syscall hooks", len(c.table("syscalls")), 0)
         c.notes.append("syscalls not recorded")
     else:
         check_syscalls(c)
     check_rings(c)
+    check_iowq(c)
     check_isolation(c)
     check_fxt(c)

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The recorder's own cost.  The kernel counts a BPF program's runs and run
+ * time (bpf_prog_info run_cnt, run_time_ns) only while statistics are on:
+ * the kernel.bpf_stats_enabled sysctl, or an fd from BPF_ENABLE_STATS
+ * (5.8), which this holds for the recorder's life so that it changes no
+ * setting of the host and turns itself off when the recorder exits.  The
+ * counting reads the clock twice per program run: --no-self-cost saves
+ * that.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "clock.h"
+#include "self_cost.h"
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+void self_cost_enable(struct self_cost *c, bool off)
+{
+	memset(c, 0, sizeof(*c));
+	c->stats_fd = -1;
+	c->off = off;
+	if (off)
+		return;
+	c->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (c->stats_fd < 0)
+		c->stats_err = errno ? errno : EINVAL;
+}
+
+static int prog_stats(const struct bpf_program *p, uint64_t *run_ns, uint64_t *runs)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(p);
+
+	if (fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -1;
+	*run_ns = info.run_time_ns;
+	*runs = info.run_cnt;
+	return 0;
+}
+
+void self_cost_start(struct self_cost *c, struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	size_t n = 0;
+
+	c->start_mono_ns = clock_mono_ns();
+	c->start_cpu_s = cpu_s();
+	if (c->stats_fd < 0)
+		return;
+	bpf_object__for_each_program(p, obj)
+		n++;
+	c->progs = calloc(n ? n : 1, sizeof(*c->progs));
+	if (!c->progs)
+		return;
+	bpf_object__for_each_program(p, obj) {
+		struct self_cost_prog *s = &c->progs[c->nprogs];
+
+		if (prog_stats(p, &s->run_ns, &s->runs))
+			continue;
+		s->name = bpf_program__name(p);
+		c->nprogs++;
+	}
+}
+
+static const struct self_cost_prog *baseline(const struct self_cost *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprogs; i++)
+		if (!strcmp(c->progs[i].name, name))
+			return &c->progs[i];
+	return NULL;
+}
+
+/* "bpf_programs": the programs that ran, with their runs and run time. */
+static void progs_json(const struct self_cost *c, struct bpf_object *obj,
+		       struct json_out *o)
+{
+	struct bpf_program *p;
+
+	json_key(o, "bpf_programs");
+	json_arr_begin(o);
+	bpf_object__for_each_program(p, obj) {
+		const struct self_cost_prog *b = baseline(c, bpf_program__name(p));
+		uint64_t ns, cnt;
+
+		if (!b || prog_stats(p, &ns, &cnt) || cnt <= b->runs)
+			continue;
+		json_obj_begin(o);
+		json_kv_str(o, "name", b->name);
+		json_kv_u64(o, "runs", cnt - b->runs);
+		json_kv_u64(o, "run_time_ns", ns - b->run_ns);
+		json_obj_end(o);
+	}
+	json_arr_end(o);
+}
+
+/* Run time and runs of obj's programs since the start of recording. */
+static void bpf_totals(const struct self_cost *c, struct bpf_object *obj,
+		       uint64_t *run_ns, uint64_t *runs)
+{
+	struct bpf_program *p;
+
+	*run_ns = *runs = 0;
+	bpf_object__for_each_program(p, obj) {
+		const struct self_cost_prog *b = baseline(c, bpf_program__name(p));
+		uint64_t ns, cnt;
+
+		if (b && !prog_stats(p, &ns, &cnt) && cnt >= b->runs) {
+			*run_ns += ns - b->run_ns;
+			*runs += cnt - b->runs;
+		}
+	}
+}
+
+void self_cost_line(const struct self_cost *c, struct bpf_object *obj, char *buf,
+		    size_t len)
+{
+	double wall = (double)(clock_mono_ns() - c->start_mono_ns) / 1e9;
+	double cpu = wall > 0 ? 100.0 * (cpu_s() - c->start_cpu_s) / wall : 0;
+	uint64_t run_ns, runs;
+
+	if (c->stats_fd < 0) {
+		snprintf(buf, len, "tracing cost: %.1f %% of one CPU for the recorder", cpu);
+		return;
+	}
+	bpf_totals(c, obj, &run_ns, &runs);
+	snprintf(buf, len, "tracing cost: %.3f ms of BPF in the traced threads (%" PRIu64
+		 " hook runs, %.0f ns each), %.1f %% of one CPU for the recorder",
+		 (double)run_ns / 1e6, runs, runs ? (double)run_ns / (double)runs : 0.0, cpu);
+}
+
+void self_cost_json(const struct self_cost *c, struct bpf_object *obj, struct json_out *o)
+{
+	uint64_t run_ns = 0, runs = 0;
+
+	json_key(o, "cost");
+	json_obj_begin(o);
+	json_kv_double(o, "recording_s", (double)(clock_mono_ns() - c->start_mono_ns) / 1e9);
+	json_kv_double(o, "recorder_cpu_s", cpu_s() - c->start_cpu_s);
+	if (c->off) {
+		json_kv_str(o, "bpf_stats", "off (--no-self-cost)");
+	} else if (c->stats_fd < 0) {
+		json_key(o, "bpf_stats");
+		{
+			char b[128];
+
+			snprintf(b, sizeof(b), "unavailable: BPF_ENABLE_STATS: %s",
+				 strerror(c->stats_err));
+			json_str(o, b);
+		}
+	} else {
+		json_kv_str(o, "bpf_stats", "run_time");
+		bpf_totals(c, obj, &run_ns, &runs);
+		progs_json(c, obj, o);
+		json_kv_u64(o, "bpf_run_time_ns", run_ns);
+		json_kv_u64(o, "bpf_runs", runs);
+	}
+	json_obj_end(o);
+}
+
+void self_cost_free(struct self_cost *c)
+{
+	if (c->stats_fd >= 0)
+		close(c->stats_fd);
+	c->stats_fd = -1;
+	free(c->progs);
+	c->progs = NULL;
+	c->nprogs = 0;
+}

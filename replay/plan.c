@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "hmap.h"
+#include "options.h"
+#include "output.h"
+#include "plan.h"
+#include "uring.h"
+
+/* The recorded opcode's name (the log's own table) -> the host's opcode. */
+static const struct { const char *name; enum plan_op op; uint8_t host; } ops[] = {
+	{ "NOP", POP_NOP, IORING_OP_NOP },
+	{ "READ", POP_RW, IORING_OP_READ }, { "WRITE", POP_RW, IORING_OP_WRITE },
+	{ "READ_FIXED", POP_RW_FIXED, IORING_OP_READ_FIXED },
+	{ "WRITE_FIXED", POP_RW_FIXED, IORING_OP_WRITE_FIXED },
+	{ "READV", POP_RWV, IORING_OP_READV }, { "WRITEV", POP_RWV, IORING_OP_WRITEV },
+	{ "FSYNC", POP_FSYNC, IORING_OP_FSYNC },
+	{ "SYNC_FILE_RANGE", POP_SYNC_RANGE, IORING_OP_SYNC_FILE_RANGE },
+	{ "TIMEOUT", POP_TIMEOUT, IORING_OP_TIMEOUT },
+	{ "LINK_TIMEOUT", POP_LINK_TIMEOUT, IORING_OP_LINK_TIMEOUT },
+};
+
+struct rec_sys {
+	uint64_t id, ts;
+	unsigned ring;
+	uint32_t to_submit, min_complete, flags, submitted;
+	size_t step;			/* SIZE_MAX: none yet */
+};
+
+struct plan_out {
+	struct output base;
+	struct plan *p;
+	size_t reqcap, syscap, targetcap;
+	struct hmap target_map;
+	struct rec_sys *sys;
+	size_t nsys;
+	bool oom;
+};
+
+static bool grow(void **a, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 64;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (ncap < need)
+		ncap *= 2;
+	q = realloc(*a, ncap * size);
+	if (!q)
+		return false;
+	memset((char *)q + *cap * size, 0, (ncap - *cap) * size);
+	*a = q;
+	*cap = ncap;
+	return true;
+}
+
+static void plan_ring_cb(struct output *o, const struct model_ring *r)
+{
+	struct plan_out *po = (struct plan_out *)o;
+	struct plan *p = po->p;
+	struct plan_ring *pr;
+	size_t cap = p->nrings;
+
+	if (r->number > p->nrings) {
+		if (!grow((void **)&p->rings, &cap, r->number, sizeof(*p->rings))) {
+			po->oom = true;
+			return;
+		}
+		p->nrings = r->number;
+	}
+	pr = &p->rings[r->number - 1];
+	pr->number = r->number;
+	pr->known = true;
+	pr->created = r->created_seen;
+	if (r->created_seen) {
+		pr->setup_flags = r->setup_flags;
+		pr->sq_entries = r->sq_entries;
+		pr->cq_entries = r->cq_entries;
+	}
+}
+
+/* Why r cannot be replayed, or NULL; sets what the SQE needs. */
+static const char *classify(struct plan *p, const struct model_request *r, struct plan_req *q)
+{
+	const char *name = p->opnames[r->opcode];
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(name, ops[i].name))
+			break;
+	if (!strcmp(name, "FALLOCATE"))
+		return "the log does not hold a fallocate's length (sqe->addr)";
+	if (i == sizeof(ops) / sizeof(ops[0]))
+		return "outside the replayer's scope (file, block, NOP, timeout, fsync)";
+	q->op = ops[i].op;
+	q->host_opcode = ops[i].host;
+	if (!r->submit_ts || r->status == REQ_IN_FLIGHT_AT_START)
+		return "submitted before the recording started";
+	if (!r->sqe_fields_valid)
+		return "its SQE was not recorded";
+	switch (q->op) {
+	case POP_NOP:
+		return r->op_flags ? "NOP with flags" : NULL;
+	case POP_TIMEOUT:
+	case POP_LINK_TIMEOUT:
+		/* The timespec is behind sqe->addr, not recorded: the time
+		 * it took to complete stands for it. */
+		if (!r->complete_ts || (r->op_flags & IORING_TIMEOUT_ABS))
+			return "timeout of unknown duration";
+		return NULL;
+	case POP_RWV:
+		if (!r->complete_ts || r->res <= 0 || !r->len)
+			return "vectored: byte count known only from a successful completion";
+		q->bytes = (uint32_t)r->res;
+		break;
+	default:
+		break;
+	}
+	if ((q->op == POP_RW || q->op == POP_RW_FIXED || q->op == POP_SYNC_RANGE) && !r->off_valid)
+		return "its offset was not recorded";
+	return NULL;
+}
+
+/* The target of r's file, added on first use; NULL or why there is none. */
+static const char *plan_target(struct plan_out *po, const struct model_request *r,
+			       struct plan_req *q)
+{
+	struct plan *p = po->p;
+	struct replay_key key;
+	uintptr_t v;
+	uint64_t a, b;
+
+	if (!replay_key_of(r, &key))
+		return "no file descriptor";
+	replay_key_words(&key, &a, &b);
+	v = (uintptr_t)hmap_get(&po->target_map, a, b);
+	if (!v) {
+		struct plan_target *t;
+
+		if (!grow((void **)&p->targets, &po->targetcap, p->ntargets + 1, sizeof(*t)) ||
+		    hmap_put(&po->target_map, a, b, (void *)(uintptr_t)(p->ntargets + 1))) {
+			po->oom = true;
+			return "out of memory";
+		}
+		t = &p->targets[p->ntargets++];
+		*t = (struct plan_target){ .key = key, .fd = -1 };
+		replay_key_name(&key, t->name);
+		v = p->ntargets;
+	}
+	q->target = (uint32_t)(v - 1);
+	return NULL;
+}
+
+static void plan_request_cb(struct output *o, const struct model_request *r)
+{
+	struct plan_out *po = (struct plan_out *)o;
+	struct plan *p = po->p;
+	struct plan_req *q;
+
+	if (po->oom || !grow((void **)&p->reqs, &po->reqcap, p->nreqs + 1, sizeof(*p->reqs))) {
+		po->oom = true;
+		return;
+	}
+	q = &p->reqs[p->nreqs++];
+	memset(q, 0, sizeof(*q));
+	q->id = r->id;
+	q->ring = r->ring->number;
+	q->opcode = r->opcode;
+	q->sqe_flags = r->sqe_flags;
+	q->ioprio = r->ioprio;
+	q->buf_index = r->buf_index;
+	q->op_flags = r->op_flags;
+	q->len = r->len;
+	q->fd = r->fd;
+	q->off = r->off;
+	q->submit_ts = r->submit_ts;
+	q->complete_ts = r->complete_ts;
+	q->res = r->res;
+	q->syscall = r->submit_syscall;
+	q->chain_id = r->chain_id;
+	q->target = UINT32_MAX;
+	q->skip = classify(p, r, q);
+	/* A negative fd is replayed as it is: the kernel fails it with EBADF
+	 * as it did, touching nothing. */
+	if (!q->skip && q->op != POP_NOP && q->op != POP_TIMEOUT && q->op != POP_LINK_TIMEOUT &&
+	    (r->fd >= 0 || (r->sqe_flags & IOSQE_FIXED_FILE)))
+		q->skip = plan_target(po, r, q);
+}
+
+static void plan_syscall_cb(struct output *o, const struct model_syscall *s)
+{
+	struct plan_out *po = (struct plan_out *)o;
+	struct rec_sys *rs;
+
+	if (s->kind != SYS_ENTER || !s->ring || po->oom)
+		return;
+	if (!grow((void **)&po->sys, &po->syscap, po->nsys + 1, sizeof(*po->sys))) {
+		po->oom = true;
+		return;
+	}
+	rs = &po->sys[po->nsys++];
+	*rs = (struct rec_sys){ .id = s->id, .ts = s->begin_ts, .ring = s->ring->number,
+				.to_submit = s->to_submit, .min_complete = s->min_complete,
+				.flags = s->enter_flags, .submitted = s->submitted,
+				.step = SIZE_MAX };
+}
+
+static int plan_begin_cb(struct output *o, const struct output_meta *meta, char *err,
+			 size_t errlen)
+{
+	struct plan *p = ((struct plan_out *)o)->p;
+	char buf[NAMES_MAX_LEN];
+
+	(void)err;
+	(void)errlen;
+	for (unsigned op = 0; op < 256; op++)
+		snprintf(p->opnames[op], sizeof(p->opnames[op]), "%s",
+			 names_opcode(meta->names, op, buf));
+	return 0;
+}
+
+static int plan_end_cb(struct output *o, const struct output_totals *t, char *err,
+		       size_t errlen)
+{
+	(void)t;
+	if (((struct plan_out *)o)->oom) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void plan_destroy_cb(struct output *o)
+{
+	(void)o;
+}
+
+static const struct output_ops plan_ops = {
+	.name = "replay-plan",
+	.begin = plan_begin_cb,
+	.ring = plan_ring_cb,
+	.request = plan_request_cb,
+	.syscall = plan_syscall_cb,
+	.end = plan_end_cb,
+	.destroy = plan_destroy_cb,
+};
+
+static void count_skip(struct plan *p, uint8_t opcode, const char *reason)
+{
+	size_t cap = p->nskips;
+
+	p->skipped++;
+	for (size_t i = 0; i < p->nskips; i++) {
+		if (p->skips[i].opcode == opcode && p->skips[i].reason == reason) {
+			p->skips[i].n++;
+			return;
+		}
+	}
+	if (grow((void **)&p->skips, &cap, p->nskips + 1, sizeof(*p->skips)))
+		p->skips[p->nskips++] = (struct plan_skip){ opcode, reason, 1 };
+}
+
+static int by_submit(const void *pa, const void *pb)
+{
+	const struct plan_req *a = pa, *b = pb;
+
+	if (a->submit_ts != b->submit_ts)
+		return a->submit_ts < b->submit_ts ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/*
+ * A chain runs as a whole or not at all: a member left out would join the
+ * rest to whatever follows, or unlink it.
+ */
+static int skip_broken_chains(struct plan *p)
+{
+	struct hmap broken;
+
+	hmap_init(&broken);
+	for (size_t i = 0; i < p->nreqs; i++)
+		if (p->reqs[i].skip && p->reqs[i].chain_id &&
+		    hmap_put(&broken, p->reqs[i].chain_id, 0, (void *)1)) {
+			hmap_free(&broken);
+			return -1;
+		}
+	for (size_t i = 0; i < p->nreqs; i++)
+		if (!p->reqs[i].skip && p->reqs[i].chain_id &&
+		    hmap_get(&broken, p->reqs[i].chain_id, 0))
+			p->reqs[i].skip = "a member of its link chain is not replayed";
+	hmap_free(&broken);
+	return 0;
+}
+
+/* What each ring and target must hold: extents, registered tables. */
+static void plan_sizes(struct plan *p)
+{
+	for (size_t i = 0; i < p->nreqs; i++) {
+		struct plan_req *q = &p->reqs[i];
+		struct plan_ring *r = &p->rings[q->ring - 1];
+		uint32_t bytes = q->op == POP_RWV ? q->bytes : q->len;
+
+		if (q->skip) {
+			count_skip(p, q->opcode, q->skip);
+			continue;
+		}
+		p->replayed++;
+		if (q->op == POP_RW || q->op == POP_RW_FIXED || q->op == POP_RWV) {
+			if (bytes > p->max_len)
+				p->max_len = bytes;
+			if (q->off != UINT64_MAX && q->target != UINT32_MAX &&
+			    q->off + bytes > p->targets[q->target].extent)
+				p->targets[q->target].extent = q->off + bytes;
+		}
+		if (q->target != UINT32_MAX && (q->sqe_flags & IOSQE_FIXED_FILE) &&
+		    q->fd >= 0 && (uint32_t)q->fd + 1 > r->max_fixed_file)
+			r->max_fixed_file = (uint32_t)q->fd + 1;
+		if (q->op == POP_RW_FIXED) {
+			if ((uint32_t)q->buf_index + 1 > r->max_buf_index)
+				r->max_buf_index = (uint32_t)q->buf_index + 1;
+			if (q->len > r->max_len)
+				r->max_len = q->len;
+		}
+	}
+}
+
+static int by_step_ts(const void *pa, const void *pb)
+{
+	const struct plan_step *a = pa, *b = pb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static struct plan_step *new_step(struct plan *p, size_t *cap, uint64_t ts, unsigned ring)
+{
+	struct plan_step *s;
+
+	if (!grow((void **)&p->steps, cap, p->nsteps + 1, sizeof(*s)))
+		return NULL;
+	s = &p->steps[p->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->ts = ts;
+	s->ring = ring;
+	s->enter = true;
+	s->first = SIZE_MAX;
+	return s;
+}
+
+/*
+ * One step per recorded io_uring_enter that submitted a replayed request
+ * or waited for completions, in the recorded order; a request submitted
+ * by an SQPOLL thread (no enter) is a step of its own, handed to the
+ * replayed ring's SQPOLL thread at its time.  step->first temporarily
+ * holds the first request's index, the tie-break of equal times.
+ */
+static int plan_steps(struct plan_out *po)
+{
+	struct plan *p = po->p;
+	struct hmap by_id;
+	size_t cap = 0, *step_of, *fill;
+
+	hmap_init(&by_id);
+	for (size_t i = 0; i < po->nsys; i++)
+		if (hmap_put(&by_id, po->sys[i].id, 0, &po->sys[i]))
+			goto oom;
+	step_of = calloc(p->nreqs ? p->nreqs : 1, sizeof(*step_of));
+	if (!step_of)
+		goto oom;
+	for (size_t i = 0; i < p->nreqs; i++) {
+		struct plan_req *q = &p->reqs[i];
+		struct rec_sys *rs = q->syscall ? hmap_get(&by_id, q->syscall, 0) : NULL;
+		const struct plan_ring *r = &p->rings[q->ring - 1];
+		struct plan_step *s;
+
+		if (q->skip)
+			continue;
+		if (rs && rs->step != SIZE_MAX) {
+			step_of[i] = rs->step;
+			p->steps[rs->step].n++;
+			continue;
+		}
+		s = new_step(p, &cap, rs ? rs->ts : q->submit_ts, q->ring);
+		if (!s)
+			goto oom_free;
+		s->first = i;
+		s->n = 1;
+		if (rs) {
+			rs->step = p->nsteps - 1;
+			s->to_submit_rec = rs->to_submit;
+			s->submitted_rec = rs->submitted;
+			s->min_complete = rs->min_complete;
+			s->flags = rs->flags;
+		} else {
+			s->enter = !(r->setup_flags & IORING_SETUP_SQPOLL);
+			s->to_submit_rec = s->submitted_rec = 1;
+		}
+		step_of[i] = p->nsteps - 1;
+	}
+	/* Enters that only waited. */
+	for (size_t i = 0; i < po->nsys; i++) {
+		struct rec_sys *rs = &po->sys[i];
+		struct plan_step *s;
+
+		if (rs->step != SIZE_MAX || rs->submitted || !rs->min_complete ||
+		    !(rs->flags & IORING_ENTER_GETEVENTS))
+			continue;
+		s = new_step(p, &cap, rs->ts, rs->ring);
+		if (!s)
+			goto oom_free;
+		s->min_complete = rs->min_complete;
+		s->flags = rs->flags;
+		rs->step = p->nsteps - 1;
+	}
+	/* Sort the steps, then lay the requests out step by step. */
+	for (size_t i = 0; i < p->nsteps; i++)
+		p->steps[i].err_ns = (int64_t)i;	/* old index, for step_of */
+	qsort(p->steps, p->nsteps, sizeof(*p->steps), by_step_ts);
+	fill = calloc(p->nsteps + 1, sizeof(*fill));
+	p->order = calloc(p->replayed ? p->replayed : 1, sizeof(*p->order));
+	if (!fill || !p->order) {
+		free(fill);
+		goto oom_free;
+	}
+	{
+		size_t *new_index = calloc(p->nsteps + 1, sizeof(*new_index)), at = 0;
+
+		if (!new_index) {
+			free(fill);
+			goto oom_free;
+		}
+		for (size_t i = 0; i < p->nsteps; i++) {
+			new_index[p->steps[i].err_ns] = i;
+			p->steps[i].first = at;
+			fill[i] = at;
+			at += p->steps[i].n;
+			p->steps[i].err_ns = 0;
+		}
+		for (size_t i = 0; i < p->nreqs; i++)
+			if (!p->reqs[i].skip)
+				p->order[fill[new_index[step_of[i]]]++] = i;
+		free(new_index);
+	}
+	free(fill);
+	free(step_of);
+	hmap_free(&by_id);
+	return 0;
+oom_free:
+	free(step_of);
+oom:
+	hmap_free(&by_id);
+	return -1;
+}
+
+/*
+ * convert_into() with its messages (about the log: damage, losses) said
+ * as this program's.
+ */
+static int read_log(const struct options *o, struct output *out)
+{
+	static const char prefix[] = "uring-convert: ";
+	char *text = NULL, *line, *next;
+	size_t len = 0;
+	FILE *errf = open_memstream(&text, &len);
+	int ret;
+
+	if (!errf)
+		return convert_into(o, out, stderr);
+	ret = convert_into(o, out, errf);
+	fclose(errf);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, prefix, sizeof(prefix) - 1))
+			line += sizeof(prefix) - 1;
+		fprintf(stderr, "uring-replay: %s\n", line);
+	}
+	free(text);
+	return ret;
+}
+
+int plan_read(struct plan *p, const char *log, bool quiet)
+{
+	struct plan_out po = { .base.ops = &plan_ops, .p = p };
+	struct options o = { .log_path = log, .quiet = quiet };
+	int ret = 1;
+
+	memset(p, 0, sizeof(*p));
+	hmap_init(&po.target_map);
+	if (read_log(&o, &po.base))
+		goto out;
+	/* Requests come in order of completion: submission order it is. */
+	qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
+	if (skip_broken_chains(p))
+		goto oom;
+	plan_sizes(p);
+	if (plan_steps(&po))
+		goto oom;
+	ret = 0;
+	goto out;
+oom:
+	fprintf(stderr, "uring-replay: %s: out of memory\n", log);
+out:
+	hmap_free(&po.target_map);
+	free(po.sys);
+	return ret;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->reqs);
+	free(p->order);
+	free(p->steps);
+	free(p->rings);
+	free(p->targets);
+	free(p->skips);
+	memset(p, 0, sizeof(*p));
+}
