@@ -36,9 +36,14 @@
  * 3.1 added record type "file" (a file's identity and path), the field
  * "file" of complete and complete32 (EVF_FILE_VALID) and the field kind
  * "str"; a 3.0 reader skips the new type and field.
+ *
+ * 3.2 added the "flight_recorder" members of META and END that a
+ * --flight-recorder snapshot carries: frames and records are unchanged,
+ * and a 3.1 reader still reads the log, but should leave out the records
+ * before its window start (uring-log(5), Flight-recorder snapshots).
  */
 #define LOG_FORMAT_MAJOR 3
-#define LOG_FORMAT_MINOR 1
+#define LOG_FORMAT_MINOR 2
 
 /* zstd skippable frames: magic 0x184D2A50..0x184D2A5F, then a u32 size. */
 #define LOG_SKIPPABLE_PREAMBLE	0x184D2A50u

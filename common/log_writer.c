@@ -64,6 +64,8 @@ struct log_writer {
 	struct log_index_entry *index;
 	size_t index_len, index_cap;
 	unsigned index_every;
+	log_frame_sink sink;		/* frames go here instead of a file */
+	void *sink_arg;
 };
 
 static int set_err(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -289,6 +291,40 @@ fail:
 	return ret;
 }
 
+int log_writer_create_sink(struct log_writer **wp, const struct log_writer_options *opt,
+			   log_frame_sink sink, void *arg)
+{
+	struct log_writer_options defaults = { 0 };
+	struct log_writer *w;
+	int level;
+
+	*wp = NULL;
+	if (!opt)
+		opt = &defaults;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = -1;
+	w->sink = sink;
+	w->sink_arg = arg;
+	w->meta_written = true;		/* the sink's owner writes META elsewhere */
+	w->fixed_columns = opt->fixed_columns;
+	w->index_every = UINT32_MAX;
+	build_columns(w);
+	w->cctx = ZSTD_createCCtx();
+	level = opt->zstd_level ? opt->zstd_level : LOG_DEFAULT_ZSTD_LEVEL;
+	if (!w->cctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		ZSTD_freeCCtx(w->cctx);
+		free(w);
+		return -EINVAL;
+	}
+	*wp = w;
+	return 0;
+}
+
 static uint64_t next_seq(struct log_writer *w, uint16_t type, uint32_t stream)
 {
 	size_t slot = stream == LOG_STREAM_GLOBAL ? SEQ_STREAMS - 1 :
@@ -335,15 +371,73 @@ static int flush_index(struct log_writer *w)
 	return ret;
 }
 
+/*
+ * Append frame h (its sequence number and header CRC not yet set) with
+ * its stored payload: to the file, or to the sink.
+ */
+static int emit_frame(struct log_writer *w, struct log_frame_header *h, const void *stored,
+		      bool record_index)
+{
+	unsigned char skip[LOG_SKIPPABLE_HDR_SIZE];
+	struct iovec iov[3];
+	size_t total;
+	uint64_t frame_offset = w->offset;
+	int ret;
+
+	h->seq = next_seq(w, h->type, h->stream);
+	h->header_crc = crc32c(0, h, offsetof(struct log_frame_header, header_crc));
+	total = sizeof(skip) + sizeof(*h) + h->stored_size;
+	if (w->sink) {
+		ret = w->sink(w->sink_arg, h, stored);
+		if (ret)
+			return ret;
+		w->offset += total;
+		w->raw_bytes += h->raw_size;
+		w->frames++;
+		return 0;
+	}
+	put_skippable(skip, LOG_SKIPPABLE_FRAME, sizeof(*h));
+	iov[0] = (struct iovec){ skip, sizeof(skip) };
+	iov[1] = (struct iovec){ h, sizeof(*h) };
+	iov[2] = (struct iovec){ (void *)stored, h->stored_size };
+	ret = reserve_room(w, total);
+	if (ret)
+		return ret;	/* nothing written: cutting back would free the reserve */
+	ret = write_all_at_end(w, iov, h->stored_size ? 3 : 2, total);
+	if (ret) {
+		cut_back(w);
+		return ret;
+	}
+	w->offset += total;
+	w->raw_bytes += h->raw_size;
+	w->frames++;
+
+	if (!record_index)
+		return 0;
+	if (w->index_len == w->index_cap) {
+		size_t cap = w->index_cap ? w->index_cap * 2 : 256;
+		struct log_index_entry *idx = realloc(w->index, cap * sizeof(*idx));
+
+		if (!idx)
+			return 0;	/* the index is an optimisation only */
+		w->index = idx;
+		w->index_cap = cap;
+	}
+	w->index[w->index_len++] = (struct log_index_entry){
+		.offset = frame_offset, .type = h->type, .flags = h->flags,
+		.stream = h->stream, .seq = h->seq, .first_ts = h->first_ts,
+		.last_ts = h->last_ts, .count = h->count,
+	};
+	if (w->index_len >= w->index_every)
+		return flush_index(w);
+	return 0;
+}
+
 static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 			   const void *payload, size_t raw_size, bool record_index)
 {
-	unsigned char skip[LOG_SKIPPABLE_HDR_SIZE];
 	struct log_frame_header h;
-	struct iovec iov[3];
-	size_t stored = 0, total;
-	uint64_t frame_offset = w->offset;
-	int ret;
+	size_t stored = 0;
 
 	if (raw_size > LOG_MAX_RAW_SIZE)
 		return -EMSGSIZE;
@@ -361,50 +455,12 @@ static int write_frame_raw(struct log_writer *w, const struct log_frame_desc *d,
 	h.flags = d->flags;
 	h.stream = d->stream;
 	h.count = d->count;
-	h.seq = next_seq(w, d->type, d->stream);
 	h.first_ts = d->first_ts;
 	h.last_ts = d->last_ts;
 	h.raw_size = raw_size;
 	h.stored_size = stored;
 	h.payload_crc = stored ? crc32c(0, w->zbuf, stored) : 0;
-	h.header_crc = crc32c(0, &h, offsetof(struct log_frame_header, header_crc));
-
-	put_skippable(skip, LOG_SKIPPABLE_FRAME, sizeof(h));
-	iov[0] = (struct iovec){ skip, sizeof(skip) };
-	iov[1] = (struct iovec){ &h, sizeof(h) };
-	iov[2] = (struct iovec){ w->zbuf, stored };
-	total = sizeof(skip) + sizeof(h) + stored;
-	ret = reserve_room(w, total);
-	if (ret)
-		return ret;	/* nothing written: cutting back would free the reserve */
-	ret = write_all_at_end(w, iov, stored ? 3 : 2, total);
-	if (ret) {
-		cut_back(w);
-		return ret;
-	}
-	w->offset += total;
-	w->raw_bytes += raw_size;
-	w->frames++;
-
-	if (!record_index)
-		return 0;
-	if (w->index_len == w->index_cap) {
-		size_t cap = w->index_cap ? w->index_cap * 2 : 256;
-		struct log_index_entry *idx = realloc(w->index, cap * sizeof(*idx));
-
-		if (!idx)
-			return 0;	/* the index is an optimisation only */
-		w->index = idx;
-		w->index_cap = cap;
-	}
-	w->index[w->index_len++] = (struct log_index_entry){
-		.offset = frame_offset, .type = h.type, .flags = h.flags,
-		.stream = h.stream, .seq = h.seq, .first_ts = h.first_ts,
-		.last_ts = h.last_ts, .count = h.count,
-	};
-	if (w->index_len >= w->index_every)
-		return flush_index(w);
-	return 0;
+	return emit_frame(w, &h, w->zbuf, record_index);
 }
 
 int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
@@ -426,6 +482,28 @@ int log_write_frame(struct log_writer *w, const struct log_frame_desc *d,
 		return ret;
 	}
 	if (d->type == LOG_FRAME_META)
+		w->meta_written = true;
+	return 0;
+}
+
+int log_write_stored(struct log_writer *w, const struct log_frame_header *src,
+		     const void *stored)
+{
+	struct log_frame_header h = *src;
+	int ret;
+
+	if (w->error)
+		return w->error;
+	if ((!w->meta_written && h.type != LOG_FRAME_META) || h.type == LOG_FRAME_INDEX ||
+	    h.raw_size > LOG_MAX_RAW_SIZE || h.stored_size > LOG_MAX_STORED_SIZE ||
+	    (h.stored_size && crc32c(0, stored, h.stored_size) != h.payload_crc))
+		return -EINVAL;
+	ret = emit_frame(w, &h, stored, true);
+	if (ret) {
+		w->error = ret;
+		return ret;
+	}
+	if (h.type == LOG_FRAME_META)
 		w->meta_written = true;
 	return 0;
 }
@@ -748,7 +826,8 @@ int log_writer_finish(struct log_writer *w, const char *end_json,
 
 void log_writer_abort(struct log_writer *w)
 {
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
 	writer_free(w);
 }
 

@@ -57,6 +57,26 @@ int log_writer_create(struct log_writer **w, const char *path,
 		      const struct log_writer_options *opt, char *err, size_t errlen);
 
 /*
+ * A writer without a file: each frame, once compressed and numbered, is
+ * given to sink (header, stored payload of h->stored_size bytes), which
+ * returns 0 or a negative errno.  No preamble, META or INDEX frame; for a
+ * recorder that keeps frames in memory and writes some of them later with
+ * log_write_stored().  Free it with log_writer_abort().
+ */
+typedef int (*log_frame_sink)(void *arg, const struct log_frame_header *h,
+			      const void *stored);
+int log_writer_create_sink(struct log_writer **w, const struct log_writer_options *opt,
+			   log_frame_sink sink, void *arg);
+
+/*
+ * Append a frame another writer compressed (header h, stored payload),
+ * under this log's next sequence number for its type and stream.  -EINVAL
+ * (nothing written) when the payload does not match the header's CRC.
+ */
+int log_write_stored(struct log_writer *w, const struct log_frame_header *h,
+		     const void *stored);
+
+/*
  * Append one frame: payload (raw_size bytes) is compressed and written with
  * its header in a single write.  The first frame must be LOG_FRAME_META.
  * Returns 0, or a negative errno (-ENOSPC, -EFBIG, -EIO, ...): the file is

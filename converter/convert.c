@@ -197,6 +197,13 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	totals.stop = st->stop;
 	totals.stop_message = st->stop == LOG_STOP_END ? "" : st->stop_message;
 	totals.end_reason = st->end_reason;
+	totals.trigger = st->window_start_ns ? st->trigger : "";
+	totals.snapshot = st->snapshot;
+	totals.trigger_ns = st->trigger_ns;
+	/* 1: nothing was evicted, the window is the whole recording */
+	totals.window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(&c);
+	totals.window_dropped = st->window_dropped;
+	totals.window_cut = st->window_start_ns > 1;
 	totals.cost = &st->cost;
 	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
 	convert_log_warnings(&c);

@@ -93,8 +93,12 @@ uint64_t convert_log_start(const struct convert_log *c)
 	const struct log_info *info = log_reader_info(c->r);
 	const struct merge_stats *st = merge_stats(c->m);
 	uint64_t start = info->have_start_clock ? info->start_clock.boot_ns : 0;
+	uint64_t first = st->first_ts;
 
-	if (st->first_ts && (!start || st->first_ts < start))
-		start = st->first_ts;
+	/* a snapshot's records before its window are dropped (merge.c) */
+	if (first && st->window_start_ns > first)
+		first = st->window_start_ns;
+	if (first && (!start || first < start))
+		start = first;
 	return start;
 }

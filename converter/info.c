@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "convert_log.h"
 #include "model_names.h"
+#include "output_util.h"
 #include "report.h"
 
 /*
@@ -206,6 +207,9 @@ int convert_info(const struct options *o, FILE *f, FILE *errf)
 		fprintf(f, "stopped:      NOT CLEANLY: %s\n", st->stop_message);
 	if (st->frame_gaps)
 		fprintf(f, "frame gaps:   %" PRIu64 "\n", st->frame_gaps);
+	if (st->window_start_ns)
+		print_snapshot_line(f, "snapshot:     ", st->snapshot, st->trigger, st->trigger_ns,
+				    st->window_start_ns, &c.tb);
 	{
 		char cost[256];
 

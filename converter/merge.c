@@ -306,6 +306,22 @@ static void copy_clean(char *dst, size_t dstlen, const char *src)
 	dst[i] = '\0';
 }
 
+/* The END frame of a flight-recorder snapshot (uring-log(5), END FRAME). */
+static void read_flight(struct merge *m, const struct json_value *fr)
+{
+	const struct json_value *trig = json_get(fr, "trigger");
+
+	if (!fr || !json_get_u64(fr, "window_start_boot_ns", &m->st.window_start_ns))
+		return;
+	json_get_u64(fr, "snapshot", &m->st.snapshot);
+	copy_clean(m->st.trigger, sizeof(m->st.trigger), json_get_str(trig, "description", "?"));
+	if (!json_get_u64(trig, "condition_boot_ns", &m->st.trigger_ns))
+		json_get_u64(trig, "fired_boot_ns", &m->st.trigger_ns);
+	/* 0 means nothing was evicted: the window is the whole recording */
+	if (!m->st.window_start_ns)
+		m->st.window_start_ns = 1;
+}
+
 static void read_end_frame(struct merge *m, const struct log_frame *f)
 {
 	const void *buf;
@@ -328,6 +344,7 @@ static void read_end_frame(struct merge *m, const struct log_frame *f)
 	copy_clean(m->st.end_message, sizeof(m->st.end_message),
 		   json_get_str(&doc.root, "message", ""));
 	json_get_u64(&doc.root, "stop_boot_ns", &m->st.end_boot_ns);
+	read_flight(m, json_get(&doc.root, "flight_recorder"));
 	json_doc_free(&doc);
 }
 
@@ -1005,7 +1022,7 @@ static int take_frame(struct merge *m, const struct src *s, struct merge_item *i
 	return ret;
 }
 
-int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
+static int next_item(struct merge *m, struct merge_item *it, char *err, size_t errlen)
 {
 	struct active *a;
 	const struct ev_header *rec;
@@ -1083,6 +1100,30 @@ int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
 		heap_down(m, 0);
 	}
 	return 1;
+}
+
+/*
+ * A flight-recorder snapshot's records before its window start are
+ * dropped: some CPUs' frames of that time were evicted, and the rest
+ * would show requests as submitted and never completed, or the reverse.
+ */
+int merge_next(struct merge *m, struct merge_item *it, char *err, size_t errlen)
+{
+	int ret;
+
+	for (;;) {
+		ret = next_item(m, it, err, errlen);
+		if (ret <= 0 || !m->st.window_start_ns)
+			return ret;
+		if (it->kind == MERGE_RECORD && it->rec->ts < m->st.window_start_ns) {
+			m->st.window_dropped++;
+			m->st.records--;
+			continue;
+		}
+		if (it->kind == MERGE_LOSS && it->loss.last_ts < m->st.window_start_ns)
+			continue;
+		return ret;
+	}
 }
 
 const struct merge_stats *merge_stats(const struct merge *m)

@@ -95,6 +95,16 @@ struct merge_stats {
 	char end_reason[64];
 	char end_message[256];
 	uint64_t end_boot_ns;		/* END "stop_boot_ns", 0 if absent */
+	/*
+	 * A flight-recorder snapshot (END "flight_recorder"): records before
+	 * the window's start are dropped, since some CPUs' frames before it
+	 * were evicted; window_start_ns 0: not a snapshot.
+	 */
+	uint64_t window_start_ns;
+	uint64_t window_dropped;	/* records dropped (from merging) */
+	uint64_t snapshot;		/* its number */
+	char trigger[256];		/* what fired, as the recorder described it */
+	uint64_t trigger_ns;		/* when its condition became true (boot ns) */
 	enum log_stop stop;
 	char stop_message[LOG_MSG_LEN];
 	uint64_t frame_gaps;

@@ -555,6 +555,13 @@ struct output_totals {
 	enum log_stop stop;
 	const char *stop_message;	/* "" when it ended cleanly */
 	const char *end_reason;		/* END frame "reason", "" when absent */
+	/* A flight-recorder snapshot: what fired, "" when not a snapshot. */
+	const char *trigger;
+	uint64_t snapshot;		/* its number */
+	uint64_t trigger_ns;		/* boot ns */
+	uint64_t window_start_ns;	/* records before were dropped */
+	bool window_cut;		/* frames were evicted (else: the whole run) */
+	uint64_t window_dropped;
 	const struct tracing_cost *cost;
 	/* Problems found while converting, one line each (already printed to
 	 * stderr unless -q).  Outputs should show them: they explain gaps. */

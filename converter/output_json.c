@@ -144,6 +144,16 @@ static void recording(struct report_output *j, struct json_out *o, const struct 
 	json_kv_bool(o, "stopped_cleanly", t->stop == LOG_STOP_END);
 	json_kv_str(o, "stop_reason", t->stop == LOG_STOP_END ? t->end_reason : log_stop_name(t->stop));
 	json_kv_str(o, "stop_message", t->stop_message);
+	if (*t->trigger) {
+		json_key(o, "flight_recorder");
+		json_obj_begin(o);
+		json_kv_u64(o, "snapshot", t->snapshot);
+		json_kv_str(o, "trigger", t->trigger);
+		json_kv_u64(o, "trigger_boot_ns", t->trigger_ns);
+		json_kv_u64(o, "window_start_boot_ns", t->window_start_ns);
+		json_kv_u64(o, "records_before_window", t->window_dropped);
+		json_obj_end(o);
+	}
 	json_kv_str(o, "io_wq_tracking", m->io_wq_tracking);
 	json_kv_str(o, "selection", m->selection);
 	json_key(o, "recorded_selection");

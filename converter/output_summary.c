@@ -12,6 +12,7 @@
 
 #include "model_names.h"
 #include "output.h"
+#include "output_util.h"
 #include "report.h"
 #include "uring_names.h"
 
@@ -138,6 +139,9 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  stopped    %s\n", *t->end_reason ? t->end_reason : "cleanly");
 	else
 		fprintf(f, "  stopped    NOT CLEANLY: %s\n", t->stop_message);
+	if (*t->trigger)
+		print_snapshot_line(f, "  snapshot   ", t->snapshot, t->trigger, t->trigger_ns,
+				    t->window_cut ? t->window_start_ns : 0, m->tb);
 	fprintf(f, "  io-wq      worker placement: %s\n",
 		*m->io_wq_tracking ? m->io_wq_tracking : "unknown");
 	if (s->rep.recorded_known)

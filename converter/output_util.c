@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Text formatting and output files shared by the outputs (output_util.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "output_util.h"
+#include "timebase.h"
 
 static const char dec_pairs[201] =
 	"00010203040506070809101112131415161718192021222324"
@@ -124,4 +126,16 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+void print_snapshot_line(FILE *f, const char *label, uint64_t snapshot, const char *trigger,
+			 uint64_t trigger_ns, uint64_t window_start_ns, const struct timebase *tb)
+{
+	fprintf(f, "%sflight recorder snapshot %" PRIu64 ", trigger %s at %+.6f s; ", label,
+		snapshot, trigger, (double)timebase_rel(tb, trigger_ns) / 1e9);
+	if (window_start_ns > 1)
+		fprintf(f, "window from %+.6f s (earlier events were not kept)\n",
+			(double)timebase_rel(tb, window_start_ns) / 1e9);
+	else
+		fprintf(f, "everything since the recorder started was kept\n");
 }

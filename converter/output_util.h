@@ -34,4 +34,13 @@ FILE *output_open_file(const char *path, bool force, bool *is_stdout,
 int output_open_fd(const char *path, bool force, bool *is_stdout,
 		   char *err, size_t errlen);
 
+struct timebase;
+/*
+ * A flight-recorder snapshot's line (summary and --info): what fired and
+ * when, and where its window starts, relative to the recording start
+ * (window_start_ns 1 or less: nothing was evicted).
+ */
+void print_snapshot_line(FILE *f, const char *label, uint64_t snapshot, const char *trigger,
+			 uint64_t trigger_ns, uint64_t window_start_ns, const struct timebase *tb);
+
 #endif

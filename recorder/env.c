@@ -26,6 +26,9 @@ static const char doc[] =
 "up to 2 s for the kernel to tear down their rings, to record the CQEs\n"
 "that posts, and for processes COMMAND started to end.\n"
 "\n"
+"With --flight-recorder it keeps only the last SIZE of events in memory and\n"
+"writes them to FILE (a complete log) when a trigger fires, --post after it.\n"
+"\n"
 "Without a selection, every process on the host is recorded.  With\n"
 "-- COMMAND, uring-record runs COMMAND as the invoking user (SUDO_UID) and\n"
 "records it and its descendants.  All selections given must match; several\n"
@@ -38,6 +41,7 @@ static const char doc[] =
 "  sudo uring-record -- ./my-server --port 8080\n"
 "  sudo uring-record -p 1234 -d 30s -o db.log\n"
 "  sudo uring-record --comm postgres -s 2G --ring-size 32M\n"
+"  sudo uring-record --flight-recorder=256M --trigger='latency>500ms:READ'\n"
 "  uring-convert --format=summary uring.log\n"
 "\n"
 "Exit status: that of COMMAND when one was run and recorded to its end;\n"
@@ -62,6 +66,10 @@ enum {
 	OPT_KEEP_RECORDING,
 	OPT_NO_SELF_COST,
 	OPT_USAGE,
+	OPT_FLIGHT,
+	OPT_POST,
+	OPT_SNAPSHOTS,
+	OPT_TRIGGER,
 	OPT_SAMPLE,
 	OPT_SAMPLE_SYSCALLS,
 };
@@ -86,6 +94,18 @@ static const struct argp_option options[] = {
 	{ "max-size", 's', "SIZE", 0, "Stop when the log reaches SIZE", 3 },
 	{ "keep-recording", OPT_KEEP_RECORDING, NULL, 0, "With -p: record on after every "
 	  "selected process has exited, until stopped", 3 },
+
+	{ NULL, 0, NULL, 0, "Flight recorder:", 3 },
+	{ "flight-recorder", OPT_FLIGHT, "SIZE", OPTION_ARG_OPTIONAL, "Record continuously but "
+	  "keep only the last SIZE of compressed events in memory (default: 64M); write them "
+	  "to FILE when a trigger fires", 3 },
+	{ "trigger", OPT_TRIGGER, "SPEC", 0, "When to write a snapshot (repeatable): signal "
+	  "(SIGUSR1, always on), errno=NAME[:OPCODE], cq-overflow, latency>TIME[:OPCODE], "
+	  "io-wq-workers>N", 3 },
+	{ "post", OPT_POST, "TIME", 0, "Keep recording this long after a trigger before "
+	  "writing the snapshot (default: 1s)", 3 },
+	{ "snapshots", OPT_SNAPSHOTS, "N", 0, "Write up to N snapshots, FILE.1 to FILE.N, then "
+	  "stop (default: 1, to FILE)", 3 },
 
 	{ NULL, 0, NULL, 0, "Tuning:", 4 },
 	{ "ring-size", OPT_RING_SIZE, "SIZE", 0, "BPF ring buffer per CPU, a power of two "
@@ -212,6 +232,69 @@ const char *syscall_mode_name(enum syscall_mode mode)
 	       syscall_names[mode] : "?";
 }
 
+/* --flight-recorder's companions; signal is always a trigger. */
+static int check_flight(struct env *env)
+{
+	bool have_signal = false;
+
+	if (!env->flight_size) {
+		if (env->ntriggers || env->post_ns != ENV_DEFAULT_POST_NS || env->snapshots) {
+			msg_error("--trigger, --post and --snapshots need --flight-recorder");
+			return EINVAL;
+		}
+		return 0;
+	}
+	if (env->max_size) {
+		msg_error("--max-size: a flight recorder keeps --flight-recorder=SIZE in memory "
+			  "and writes snapshots of it; give one or the other");
+		return EINVAL;
+	}
+	if (!env->snapshots)
+		env->snapshots = 1;
+	for (size_t i = 0; i < env->ntriggers; i++)
+		have_signal |= env->triggers[i].kind == TRIG_SIGNAL;
+	if (!have_signal) {
+		char err[128];
+
+		if (env->ntriggers == ENV_MAX_TRIGGERS)
+			return bad("--trigger", "signal", "too many triggers");
+		trigger_parse("signal", &env->triggers[env->ntriggers++], err, sizeof(err));
+	}
+	return 0;
+}
+
+static int flight_opt(struct env *env, int key, const char *arg)
+{
+	char err[160], *end;
+	unsigned long v;
+
+	switch (key) {
+	case OPT_FLIGHT:
+		env->flight_size = ENV_DEFAULT_FLIGHT_SIZE;
+		if (arg && size_opt("--flight-recorder", arg, &env->flight_size))
+			return EINVAL;
+		if (env->flight_size < ENV_MIN_FLIGHT_SIZE)
+			return bad("--flight-recorder", arg, "must be at least 1M");
+		return 0;
+	case OPT_POST:
+		return duration_opt("--post", arg, &env->post_ns);
+	case OPT_SNAPSHOTS:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-' || !v || v > ENV_MAX_SNAPSHOTS)
+			return bad("--snapshots", arg, "must be from 1 to 1000000");
+		env->snapshots = (unsigned)v;
+		return 0;
+	default:
+		if (env->ntriggers == ENV_MAX_TRIGGERS)
+			return bad("--trigger", arg, "too many triggers (at most 16)");
+		if (trigger_parse(arg, &env->triggers[env->ntriggers], err, sizeof(err)))
+			return bad("--trigger", arg, err);
+		env->ntriggers++;
+		return 0;
+	}
+}
+
 /* Checks that need all options. */
 static int check_env(struct env *env)
 {
@@ -258,7 +341,7 @@ static int check_env(struct env *env)
 	}
 	if (env->command)
 		env->follow = true;
-	return 0;
+	return check_flight(env);
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -350,6 +433,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_RUN_AS_ROOT:
 		env->run_as_root = true;
 		return 0;
+	case OPT_FLIGHT:
+	case OPT_POST:
+	case OPT_SNAPSHOTS:
+	case OPT_TRIGGER:
+		return flight_opt(env, key, arg);
 	case OPT_SAMPLE:
 		errno = 0;
 		v = strtol(arg, &end, 10);
@@ -407,6 +495,7 @@ int env_parse(struct env *env, int argc, char **argv)
 	env->queue_size = ENV_DEFAULT_QUEUE_SIZE;
 	env->frame_size = ENV_DEFAULT_FRAME_SIZE;
 	env->zstd_level = LOG_DEFAULT_ZSTD_LEVEL;
+	env->post_ns = ENV_DEFAULT_POST_NS;
 	env->argc = argc;
 	env->argv = argv;
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "trigger.h"
 #include "uring_event.h"
 
 enum io_wq_mode {
@@ -54,6 +55,12 @@ enum syscall_mode {
 #define ENV_DEFAULT_QUEUE_SIZE		(64ull << 20)
 #define ENV_DEFAULT_FRAME_SIZE		(1ull << 20)
 #define ENV_MAX_PIDS			4096
+/* --flight-recorder: compressed frames kept in memory, and its bounds. */
+#define ENV_DEFAULT_FLIGHT_SIZE		(64ull << 20)
+#define ENV_MIN_FLIGHT_SIZE		(1ull << 20)
+#define ENV_DEFAULT_POST_NS		(1000ull * 1000 * 1000)
+#define ENV_MAX_SNAPSHOTS		1000000u
+#define ENV_MAX_TRIGGERS		16
 /* --sample's upper bound: beyond it a recording holds too few requests
  * for its counts to mean anything. */
 #define ENV_MAX_SAMPLE			(1u << 20)
@@ -92,6 +99,12 @@ struct env {
 	uint32_t sample;
 	bool sample_syscalls;
 	int verbosity;			/* -1 quiet, 0, 1.. verbose */
+	/* --flight-recorder[=SIZE], --post, --snapshots, --trigger */
+	uint64_t flight_size;		/* 0: a plain recording */
+	uint64_t post_ns;
+	unsigned snapshots;
+	struct trigger_spec triggers[ENV_MAX_TRIGGERS];
+	size_t ntriggers;		/* signal is always among them */
 	bool exit_now;			/* --help, --usage or --version done */
 	char **command;			/* NULL-terminated, or NULL */
 	int argc;			/* the whole command line, for metadata */

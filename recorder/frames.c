@@ -5,6 +5,7 @@
 #include "event_layout.h"
 #include "frames.h"
 #include "log_format.h"
+#include "log_writer.h"
 
 /* Keep a few spare frames; more would only hold memory after a burst. */
 #define FQ_MAX_FREE 16
@@ -74,6 +75,22 @@ bool frame_add_bytes(struct frame *f, const void *data, size_t size, uint32_t co
 	f->len += size;
 	f->count += count;
 	return true;
+}
+
+int frame_write(struct log_writer *lw, const struct frame *f)
+{
+	struct log_frame_desc d = {
+		.type = f->type,
+		.flags = f->flags,
+		.stream = f->stream,
+		.count = f->count,
+		.first_ts = f->first_ts == UINT64_MAX ? 0 : f->first_ts,
+		.last_ts = f->last_ts,
+	};
+
+	if (f->type == LOG_FRAME_EVENTS)
+		return log_write_events(lw, &d, f->data, f->len);
+	return log_write_frame(lw, &d, f->data, f->len);
 }
 
 int user_losses_init(struct user_losses *ul, unsigned ncpus)

@@ -33,6 +33,9 @@ struct frame {
 	unsigned char *data;
 };
 
+/* Not a log frame type: a snapshot request to the writer (flight.h). */
+#define FRAME_FLIGHT_SNAPSHOT 0x7fff
+
 struct frame *frame_new(uint16_t type, uint32_t stream, size_t cap);
 void frame_free(struct frame *f);
 void frame_reset(struct frame *f, uint16_t type, uint32_t stream);
@@ -40,6 +43,10 @@ void frame_reset(struct frame *f, uint16_t type, uint32_t stream);
 bool frame_add_record(struct frame *f, const void *rec, size_t size);
 /* Append raw bytes (LOSS rows, CLOCK, JSON); false when full. */
 bool frame_add_bytes(struct frame *f, const void *data, size_t size, uint32_t count);
+
+struct log_writer;
+/* Append f to a log (the writer thread, or anyone once it ended). */
+int frame_write(struct log_writer *lw, const struct frame *f);
 
 /* Records dropped by the recorder itself, per CPU and type. */
 struct user_losses {

@@ -9,6 +9,7 @@ noinst_LIBRARIES += recorder/librecorder.a
 recorder_librecorder_a_SOURCES = \
 	recorder/clock.c recorder/clock.h \
 	recorder/env.c recorder/env.h \
+	recorder/flight.c recorder/flight.h \
 	recorder/frames.c recorder/frames.h \
 	recorder/host.c recorder/host.h \
 	recorder/losses.c recorder/losses.h \
@@ -16,7 +17,8 @@ recorder_librecorder_a_SOURCES = \
 	recorder/msg.c recorder/msg.h \
 	recorder/pointer_scrub.c recorder/pointer_scrub.h \
 	recorder/selection.c recorder/selection.h \
-	recorder/tasks.c recorder/tasks.h
+	recorder/tasks.c recorder/tasks.h \
+	recorder/trigger.c recorder/trigger.h
 recorder_librecorder_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bpf
 recorder_librecorder_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(LIBBPF_CFLAGS)
 

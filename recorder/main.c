@@ -36,6 +36,7 @@
 #include "clock.h"
 #include "command.h"
 #include "env.h"
+#include "flight.h"
 #include "frames.h"
 #include "host.h"
 #include "log_writer.h"
@@ -50,6 +51,7 @@
 #include "status.h"
 #include "tasks.h"
 #include "tracefs.h"
+#include "trigger.h"
 #include "uring_names.h"
 #include "uring_record.h"
 #include "uring_record.skel.h"
@@ -98,6 +100,15 @@ struct recorder {
 	const char *closing_reason;
 	char closing_message[256];
 	uint64_t next_selection_check;
+	/* --flight-recorder */
+	bool flight;
+	struct flight_ring ring;
+	struct triggers trig;
+	bool trig_records;		/* a trigger looks at records */
+	unsigned snapshots_sent;
+	uint64_t snapshot_due;		/* mono ns; 0: no trigger pending */
+	struct trigger_hit pending;
+	uint64_t pending_boot_ns;
 };
 
 /* ------------------------------------------------------------ checks */
@@ -419,11 +430,33 @@ static void meta_probes(struct json_out *o, void *arg)
 	probes_json(&r->probes, o);
 }
 
-static int write_meta(struct recorder *r)
+static void meta_flight(struct json_out *o, void *arg)
+{
+	struct recorder *r = arg;
+
+	json_obj_begin(o);
+	json_kv_u64(o, "size", r->env.flight_size);
+	json_kv_u64(o, "post_ns", r->env.post_ns);
+	json_kv_u64(o, "snapshots", r->env.snapshots);
+	json_key(o, "triggers");
+	json_arr_begin(o);
+	for (size_t i = 0; i < r->env.ntriggers; i++)
+		json_str(o, r->env.triggers[i].text);
+	json_arr_end(o);
+	json_kv_u64(o, "snapshot", r->snapshots_sent + 1);
+	json_kv_u64(o, "recorder_start_boot_ns", r->start_clock.boot_ns);
+	json_key(o, "trigger");
+	trigger_hit_json(o, &r->pending, r->pending_boot_ns);
+	json_obj_end(o);
+}
+
+/* The metadata JSON, starting at start (malloc'd), or NULL. */
+static char *build_meta(struct recorder *r, const struct log_clock_snapshot *start,
+			size_t *len)
 {
 	struct meta_input in = {
 		.env = &r->env,
-		.start = &r->start_clock,
+		.start = start,
 		.ncpus = r->ncpus,
 		.online_cpus = r->online_text,
 		.ring_cpus = r->online,
@@ -440,10 +473,17 @@ static int write_meta(struct recorder *r)
 		.kernel_enums = meta_enums,
 		.tracepoints = meta_tracepoints,
 		.probes = meta_probes,
+		.flight = r->flight ? meta_flight : NULL,
 		.arg = r,
 	};
+
+	return metadata_build(&in, len);
+}
+
+static int write_meta(struct recorder *r)
+{
 	size_t len;
-	char *json = metadata_build(&in, &len);
+	char *json = build_meta(r, &r->start_clock, &len);
 	int err;
 
 	if (!json) {
@@ -700,6 +740,10 @@ static void handle_signals(struct recorder *r)
 	while (read(r->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD)
 			continue;	/* command_poll() looks */
+		if (si.ssi_signo == SIGUSR1) {
+			triggers_signal(&r->trig, clock_boot_ns());
+			continue;
+		}
 		r->signals++;
 		if (r->have_cmd && r->cmd_released && !r->cmd.exited && r->signals == 1) {
 			/* kill(1)'d: pass it on; a terminal's ^C reached it already */
@@ -796,6 +840,114 @@ static void check_selection(struct recorder *r, uint64_t now)
 		stop(r, r->closing_reason, "%s", r->closing_message);
 }
 
+/* ------------------------------------------------- flight recorder */
+
+static void on_record(void *arg, unsigned cpu, const void *rec)
+{
+	triggers_record(arg, cpu, rec);
+}
+
+/* FILE, or FILE.N when there can be several snapshots. */
+static void snapshot_path(const struct recorder *r, unsigned n, char *buf, size_t len)
+{
+	if (r->env.snapshots == 1)
+		snprintf(buf, len, "%s", r->env.output);
+	else
+		snprintf(buf, len, "%s.%u", r->env.output, n);
+}
+
+/* The clocks as they were at boot time at (before now). */
+static void clock_at(struct log_clock_snapshot *c, uint64_t at)
+{
+	uint64_t back;
+
+	clock_snapshot(c);
+	back = c->boot_ns > at ? c->boot_ns - at : 0;
+	c->boot_ns -= back;
+	c->mono_ns -= back;
+	c->real_ns -= back;
+	c->tai_ns -= back;
+}
+
+/*
+ * Hand the writer a snapshot of what is kept now: everything recorded so
+ * far reaches the ring first (the request follows it in the queue).
+ */
+static void take_snapshot(struct recorder *r, bool final)
+{
+	struct flight_snapshot *s = calloc(1, sizeof(*s));
+	uint64_t window = atomic_load(&r->ring.window_start);
+	struct task_scan tasks = { 0 };
+	struct log_clock_snapshot start = r->start_clock;
+
+	if (!final) {
+		ringbufs_flush_stages(&r->rb);
+		ringbufs_drain(&r->rb, false);
+	}
+	ringbufs_flush(&r->rb, final);
+	if (!s)
+		goto fail;
+	/* meta_flight() numbers it snapshots_sent + 1 */
+	s->number = r->snapshots_sent + 1;
+	snapshot_path(r, s->number, s->path, sizeof(s->path));
+	s->zstd_level = r->env.zstd_level;
+	s->overwrite = r->env.force;
+	s->hit = r->pending;
+	s->fired_boot_ns = r->pending_boot_ns;
+	if (window > start.boot_ns)
+		clock_at(&start, window);
+	s->meta = build_meta(r, &start, &s->meta_len);
+	if (!scan_tasks(r, &tasks)) {
+		s->tasks = tasks.tasks;
+		s->ntasks = tasks.ntasks;
+		tasks.tasks = NULL;
+	}
+	tasks_scan_free(&tasks);
+	s->loss = loss_frame(r, false);
+	s->clock = clock_frame();
+	if (!s->meta || writer_push_snapshot(&r->q, s))
+		goto fail;
+	goto out;
+fail:
+	msg_error("out of memory for snapshot %u", r->snapshots_sent + 1);
+	flight_snapshot_free(s);
+out:
+	r->snapshots_sent++;
+	r->snapshot_due = 0;
+	triggers_rearm(&r->trig);
+	if (r->snapshots_sent >= r->env.snapshots)
+		stop(r, "snapshots", "--snapshots=%u reached", r->env.snapshots);
+}
+
+/*
+ * Evaluate the triggers after a drain: records staged on the CPUs are
+ * flushed to the rings and drained first, so a trigger fires within a
+ * drain interval of its event; a request in flight for too long is looked
+ * for with the time read before that flush, so its completion, if it came
+ * before, has been seen.
+ */
+static void flight_tick(struct recorder *r, uint64_t now)
+{
+	char text[256];
+
+	if (r->trig_records && !r->trig.fired) {
+		uint64_t boot = clock_boot_ns();
+
+		ringbufs_flush_stages(&r->rb);
+		ringbufs_drain(&r->rb, false);
+		triggers_overdue(&r->trig, boot, true);
+	}
+	if (r->trig.fired && !r->snapshot_due) {
+		r->pending = r->trig.hit;
+		r->pending_boot_ns = clock_boot_ns();
+		r->snapshot_due = now + (r->env.post_ns ? r->env.post_ns : 1);
+		trigger_hit_describe(&r->pending, text, sizeof(text));
+		msg_info("trigger %s; snapshot in %.3f s", text, (double)r->env.post_ns / 1e9);
+	}
+	if (r->snapshot_due && now >= r->snapshot_due)
+		take_snapshot(r, false);
+}
+
 static void run(struct recorder *r)
 {
 	uint64_t now = clock_mono_ns();
@@ -809,6 +961,13 @@ static void run(struct recorder *r)
 		uint64_t wake = now + (r->closing_since ? 5000000ull : r->env.drain_ns);
 		unsigned tags;
 
+		/* a request in flight for too long is looked for every 10 ms */
+		if (r->flight && r->trig.min_latency_ns != UINT64_MAX &&
+		    r->env.drain_ns > 10000000ull)
+			wake = now + 10000000ull;
+		if (r->snapshot_due && r->snapshot_due < wake)
+			wake = r->snapshot_due;
+
 		wake = next_flush < wake ? next_flush : wake;
 		wake = deadline < wake ? deadline : wake;
 		tags = ringbufs_wait(&r->rb, wake > now ? (int)((wake - now + 999999) / 1000000) : 0);
@@ -819,6 +978,8 @@ static void run(struct recorder *r)
 		check_writer(r, tags & (1u << TAG_WRITER));
 		now = clock_mono_ns();
 		check_selection(r, now);
+		if (r->flight && !r->stop_reason)
+			flight_tick(r, now);
 		if (now >= deadline)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {
@@ -876,6 +1037,39 @@ static char *end_json(struct recorder *r, uint64_t records, uint64_t lost)
 	return json_out_steal(&o, &len);
 }
 
+/*
+ * --flight-recorder: nothing is written at the stop but the snapshot of a
+ * trigger that fired during its --post time, with what came after it so far.
+ */
+static int finish_flight(struct recorder *r)
+{
+	unsigned written, failed;
+
+	r->skel->bss->state = UR_STATE_STOPPED;
+	wait_for_programs();
+	ringbufs_drain(&r->rb, true);
+	ringbufs_collect_stages(&r->rb);
+	if (r->snapshot_due)
+		take_snapshot(r, true);
+	writer_stop(&r->writer);
+	log_writer_abort(r->lw);
+	r->lw = NULL;
+	status_clear(&r->status);
+	written = atomic_load(&r->writer.snapshots_written);
+	failed = atomic_load(&r->writer.snapshots_failed);
+	msg_info("%s; %u snapshot%s written, %" PRIu64 " MiB of frames kept at the stop, "
+		 "%" PRIu64 " frames evicted", r->stop_message, written, written == 1 ? "" : "s",
+		 r->ring.bytes >> 20, r->ring.evicted_frames);
+	if (r->trig.untracked)
+		msg_warn("%" PRIu64 " requests were not tracked for latency triggers (table full)",
+			 r->trig.untracked);
+	if (failed || (r->stop_reason && !strcmp(r->stop_reason, "error")))
+		return 1;
+	if (r->have_cmd && r->cmd.exited)
+		return command_exit_code(&r->cmd);
+	return 0;
+}
+
 static int finish(struct recorder *r)
 {
 	uint64_t records, lost, kernel_lost;
@@ -883,6 +1077,9 @@ static int finish(struct recorder *r)
 	char err[256];
 	char *end;
 	int ret;
+
+	if (r->flight)
+		return finish_flight(r);
 
 	r->skel->bss->state = UR_STATE_STOPPED;
 	wait_for_programs();
@@ -968,11 +1165,41 @@ static int setup_signals(struct recorder *r)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
+	if (r->flight)
+		sigaddset(&set, SIGUSR1);	/* the signal trigger */
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
 	r->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	r->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return r->sigfd < 0 || r->wakefd < 0 ? -errno : 0;
+}
+
+/*
+ * --flight-recorder: frames are compressed into the ring, and the snapshot
+ * files are only created when written; say now if the first cannot be.
+ */
+static int create_flight(struct recorder *r)
+{
+	struct log_writer_options opt = { .zstd_level = r->env.zstd_level };
+	char path[PATH_MAX];
+	int ret;
+
+	snapshot_path(r, 1, path, sizeof(path));
+	if (!r->env.force && access(path, F_OK) == 0) {
+		msg_error("%s already exists (use --force to overwrite it)", path);
+		return -EEXIST;
+	}
+	flight_ring_init(&r->ring, r->env.flight_size);
+	ret = log_writer_create_sink(&r->lw, &opt, flight_ring_add, &r->ring);
+	if (!ret)
+		ret = triggers_init(&r->trig, r->env.triggers, r->env.ntriggers);
+	if (ret) {
+		msg_error("cannot start the flight recorder: %s", strerror(-ret));
+		return ret;
+	}
+	r->trig_records = triggers_need_records(r->env.triggers, r->env.ntriggers);
+	r->writer.flight = &r->ring;
+	return 0;
 }
 
 static int create_log(struct recorder *r)
@@ -1013,12 +1240,13 @@ static int setup(struct recorder *r)
 		ret = open_cgroup(r);
 	if (ret)
 		return ret;
+	r->flight = r->env.flight_size != 0;
 	ret = setup_signals(r);
 	if (ret) {
 		msg_error("cannot set up signal handling: %s", strerror(-ret));
 		return ret;
 	}
-	ret = create_log(r);
+	ret = r->flight ? create_flight(r) : create_log(r);
 	if (ret)
 		return ret;
 	if (r->env.command) {
@@ -1100,10 +1328,19 @@ static int setup(struct recorder *r)
 	ringbufs_set_stage(&r->rb, bpf_program__fd(r->skel->progs.flush_stage),
 			   bpf_map__fd(r->skel->maps.cpu_states));
 	learn_fops(r);
+	if (r->trig_records) {
+		r->rb.on_record = on_record;
+		r->rb.on_record_arg = &r->trig;
+	}
+	if (r->trig.workers && strcmp(r->probes.io_wq_tracking, "fentry") &&
+	    strcmp(r->probes.io_wq_tracking, "kprobe"))
+		msg_warn("--trigger=io-wq-workers cannot fire: io-wq work is tracked by %s, "
+			 "which does not say which ring a worker serves (needs fentry or kprobe)",
+			 r->probes.io_wq_tracking);
 	ret = start_recording(r, &tasks);
-	if (!ret)
+	if (!ret && !r->flight)
 		ret = write_meta(r);
-	if (!ret)
+	if (!ret && !r->flight)
 		ret = write_tasks(r, &tasks);
 	tasks_scan_free(&tasks);
 	if (ret)
@@ -1144,6 +1381,8 @@ static void cleanup(struct recorder *r, bool failed)
 	if (r->q_ready)
 		fq_destroy(&r->q);
 	losses_free(&r->losses);
+	flight_ring_free(&r->ring);
+	triggers_free(&r->trig);
 	tracefs_free(&r->tracefs);
 	btf__free(r->btf);
 	free(r->online);

@@ -195,6 +195,10 @@ char *metadata_build(const struct meta_input *in, size_t *len)
 	}
 	json_kv_str(&o, "pointers", env->raw_pointers ? "raw" : "opaque");
 	json_kv_str(&o, "pid_namespace", in->initial_pid_ns ? "initial" : "nested");
+	if (in->flight) {
+		json_key(&o, "flight_recorder");
+		in->flight(&o, in->arg);
+	}
 	json_obj_end(&o);
 	return json_out_steal(&o, len);
 }

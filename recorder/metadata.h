@@ -39,6 +39,8 @@ struct meta_input {
 	void (*kernel_enums)(struct json_out *o, void *arg);	/* members */
 	void (*tracepoints)(struct json_out *o, void *arg);	/* members */
 	void (*probes)(struct json_out *o, void *arg);		/* the array */
+	/* --flight-recorder: the "flight_recorder" object of a snapshot */
+	void (*flight)(struct json_out *o, void *arg);
 	void *arg;
 };
 

@@ -224,6 +224,8 @@ static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_
 	dst = f->data + f->len;
 	frame_add_record(f, rec, size);
 	scrub_record(r->scrub, type, dst);
+	if (r->on_record)
+		r->on_record(r->on_record_arg, cpu, dst);
 	if (type == EV_LOST) {
 		const struct ev_lost *l = rec;
 

@@ -53,6 +53,9 @@ struct ringbufs {
 	uint16_t type_size[EV_TYPE_LIMIT];
 	int flush_prog_fd;		/* BPF flush_stage, -1 until set */
 	int cpu_state_fd;		/* BPF cpu_states (PERCPU_ARRAY of ur_cpu_state) */
+	/* --trigger: sees every record copied, ids scrubbed; NULL: none asked */
+	void (*on_record)(void *arg, unsigned cpu, const void *rec);
+	void *on_record_arg;
 	/* Counters (consumer thread only). */
 	uint64_t records;		/* event records copied (not "lost" markers) */
 	uint64_t bytes;

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
+
 #include "log_format.h"
 #include "writer.h"
 
@@ -16,20 +18,50 @@ static void wake_main(struct writer *w)
 	}
 }
 
-int frame_write(struct log_writer *lw, const struct frame *f)
+int writer_push_snapshot(struct frame_queue *q, struct flight_snapshot *s)
 {
-	struct log_frame_desc d = {
-		.type = f->type,
-		.flags = f->flags,
-		.stream = f->stream,
-		.count = f->count,
-		.first_ts = f->first_ts == UINT64_MAX ? 0 : f->first_ts,
-		.last_ts = f->last_ts,
-	};
+	struct frame *f = frame_new(FRAME_FLIGHT_SNAPSHOT, LOG_STREAM_GLOBAL, sizeof(s));
 
-	if (f->type == LOG_FRAME_EVENTS)
-		return log_write_events(lw, &d, f->data, f->len);
-	return log_write_frame(lw, &d, f->data, f->len);
+	if (!f)
+		return -ENOMEM;
+	frame_add_bytes(f, &s, sizeof(s), 1);
+	fq_push(q, f);
+	return 0;
+}
+
+/*
+ * --flight-recorder: EVENTS frames go to the ring through lw's sink, LOSS
+ * frames as they are (the counts a snapshot's start from); CLOCK and STATS
+ * frames are not kept (a snapshot request brings its own, current ones).
+ */
+static void write_flight(struct writer *w, struct frame *f)
+{
+	struct flight_snapshot *s;
+
+	if (f->type == LOG_FRAME_EVENTS) {
+		if (frame_write(w->lw, f))
+			atomic_fetch_add(&w->events_discarded, f->events);
+		else
+			atomic_fetch_add(&w->events_written, f->events);
+		atomic_store(&w->bytes, w->flight->bytes);
+		return;
+	}
+	if (f->type == LOG_FRAME_LOSS) {
+		flight_ring_add_loss(w->flight, f);
+		return;
+	}
+	if (f->type != FRAME_FLIGHT_SNAPSHOT)
+		return;
+	memcpy(&s, f->data, sizeof(s));
+	if (flight_snapshot_write(w->flight, s)) {
+		msg_error("%s", s->message);
+		atomic_fetch_add(&w->snapshots_failed, 1);
+	} else {
+		msg_info("wrote %s: %s", s->path, s->message);
+		atomic_fetch_add(&w->snapshots_written, 1);
+	}
+	flight_snapshot_free(s);
+	wake_main(w);
 }
 
 static void write_one(struct writer *w, struct frame *f)
@@ -37,6 +69,10 @@ static void write_one(struct writer *w, struct frame *f)
 	uint64_t bytes;
 	int ret;
 
+	if (w->flight) {
+		write_flight(w, f);
+		return;
+	}
 	if (atomic_load(&w->error)) {
 		if (f->type == LOG_FRAME_EVENTS)
 			atomic_fetch_add(&w->events_discarded, f->events);
@@ -93,6 +129,8 @@ int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
 	atomic_init(&w->events_discarded, 0);
 	atomic_init(&w->error, 0);
 	atomic_init(&w->max_size_hit, false);
+	atomic_init(&w->snapshots_written, 0);
+	atomic_init(&w->snapshots_failed, 0);
 	ret = pthread_create(&w->thread, NULL, writer_main, w);
 	if (ret) {
 		user_losses_free(&w->ul);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "flight.h"
 #include "frames.h"
 #include "log_writer.h"
 
@@ -37,15 +38,20 @@ struct writer {
 	atomic_int error;		/* first write error, -errno */
 	atomic_bool max_size_hit;
 	struct user_losses ul;		/* dropped past --max-size; read after stop */
+	/* --flight-recorder: lw's sink keeps frames here; snapshots are written
+	 * when a FRAME_FLIGHT_SNAPSHOT frame comes */
+	struct flight_ring *flight;
+	atomic_uint snapshots_written;
+	atomic_uint snapshots_failed;
 };
+
+/* Queue a snapshot request (the writer thread frees it once written). */
+int writer_push_snapshot(struct frame_queue *q, struct flight_snapshot *s);
 
 int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
 		 unsigned ncpus, uint64_t max_size, int wake_fd);
 /* Close the queue, write what is in it, and join the thread. */
 void writer_stop(struct writer *w);
 void writer_free(struct writer *w);
-
-/* Append one frame to the log (the writer thread, or anyone once it ended). */
-int frame_write(struct log_writer *lw, const struct frame *f);
 
 #endif

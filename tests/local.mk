@@ -99,6 +99,12 @@ tests_check_convert_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_
 tests_check_convert_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert
+check_PROGRAMS += tests/check_convert_flight
+tests_check_convert_flight_SOURCES = tests/check_convert_flight.c
+tests_check_convert_flight_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_flight_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_flight_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_flight
 check_PROGRAMS += tests/check_convert_output
 tests_check_convert_output_SOURCES = tests/check_convert_output.c
 tests_check_convert_output_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
@@ -184,6 +190,12 @@ tests_check_recorder_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder -I$(top_
 tests_check_recorder_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
 tests_check_recorder_LDADD = recorder/librecorder.a $(TEST_LIBS) $(LIBBPF_LIBS)
 TESTS += tests/check_recorder
+check_PROGRAMS += tests/check_flight
+tests_check_flight_SOURCES = tests/check_flight.c
+tests_check_flight_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/recorder -I$(top_srcdir)/bpf
+tests_check_flight_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
+tests_check_flight_LDADD = recorder/librecorder.a $(TEST_LIBS) $(LIBBPF_LIBS)
+TESTS += tests/check_flight
 endif
 LIVE_RECORDER_TESTS = \
 	tests/live/basic.sh \
@@ -200,7 +212,8 @@ LIVE_RECORDER_TESTS = \
 	tests/live/selection_end.sh \
 	tests/live/self_cost.sh \
 	tests/live/replay.sh \
-	tests/live/sample.sh
+	tests/live/sample.sh \
+	tests/live/flight.sh
 TESTS += $(LIVE_RECORDER_TESTS)
 endif
 EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
@@ -209,7 +222,8 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
 	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py \
-	tests/live/sample.sh
+	tests/live/sample.sh \
+	tests/live/flight.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------

@@ -222,17 +222,23 @@ void synth_tasks(struct synth_log *s, const struct ev_task *tasks, size_t n)
 		die("synth_tasks", "write failed");
 }
 
-void synth_finish(struct synth_log *s, const char *reason)
+void synth_finish_json(struct synth_log *s, const char *end_json)
 {
-	char end[256];
 	char err[256];
 
 	synth_flush(s);
-	if (reason)
-		snprintf(end, sizeof(end), "{\"reason\":\"%s\"}", reason);
-	if (log_writer_finish(s->w, reason ? end : NULL, err, sizeof(err)))
+	if (log_writer_finish(s->w, end_json, err, sizeof(err)))
 		die("synth_finish", err);
 	for (unsigned c = 0; c < s->ncpus; c++)
 		free(s->cpu[c].data);
 	free(s);
+}
+
+void synth_finish(struct synth_log *s, const char *reason)
+{
+	char end[256];
+
+	if (reason)
+		snprintf(end, sizeof(end), "{\"reason\":\"%s\"}", reason);
+	synth_finish_json(s, reason ? end : NULL);
 }

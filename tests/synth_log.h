@@ -57,6 +57,9 @@ void synth_tasks(struct synth_log *s, const struct ev_task *tasks, size_t n);
 /* Flush, then write END (reason may be NULL: no END frame) and close. */
 void synth_finish(struct synth_log *s, const char *reason);
 
+/* synth_finish() with end_json as the END frame's payload. */
+void synth_finish_json(struct synth_log *s, const char *end_json);
+
 /* Header initialiser for records: SYNTH_HDR(EV_SUBMIT, ts, tid, tgid). */
 #define SYNTH_HDR(TYPE, TS, TID, TGID) \
 	.ts = (TS), .tid = (TID), .tgid = (TGID), .type = (TYPE)
