@@ -34,8 +34,10 @@
  * reads 1.x and 2.x logs unchanged.
  *
  * 3.1 added record type "file" (a file's identity and path), the field
- * "file" of complete and complete32 (EVF_FILE_VALID) and the field kind
- * "str"; a 3.0 reader skips the new type and field.
+ * "file" of complete and complete32 (EVF_FILE_VALID), the field
+ * "work_flags" of queue_async_work (EVF_WORK_FLAGS_VALID), the field kind
+ * "str" and the metadata member "sampling"; a 3.0 reader skips the new
+ * type and fields.
  *
  * 3.2 added the "flight_recorder" members of META and END that a
  * --flight-recorder snapshot carries: frames and records are unchanged,

@@ -6,7 +6,7 @@
  * the opcode table of the kernel it was recorded on (from BTF); the
  * converter prefers that one and falls back to these.  They are here, in
  * common/, because the recorder and the tests name these numbers too; the
- * converter's other names are in converter/names.h and model_names.h.
+ * converter's other names are in libcore/names.h and libcore/model_names.h.
  */
 #ifndef RINGSIDE_URING_NAMES_H
 #define RINGSIDE_URING_NAMES_H

@@ -10,7 +10,7 @@
  *   FXT importer, fuchsia_trace_parser.cc).  Request lifetimes of one ring
  *   overlap, so each ring gets synthetic "lane" threads, each holding
  *   lifetimes that never overlap.  The model delivers requests when they
- *   FINISH, roughly in end-time order (converter/output.h), so lanes are
+ *   FINISH, roughly in end-time order (libcore/output.h), so lanes are
  *   filled greedily in that order: a request goes to the lowest-numbered
  *   lane whose last lifetime ended at or before the request's start.
  *   Every placement starts at or after the lane's previous end, so a

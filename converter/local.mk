@@ -1,31 +1,22 @@
-# converter/: uring-convert.  Runs anywhere: links only libcommon, zstd and
-# libm (no libbpf).  Everything but main.c is in libconvert.a so that the
-# unit tests (tests/check_convert*) drive the real code in-process.
+# converter/: uring-convert, on the shared core (libcore/libcore.a): its
+# command line, --info, and one file per output format.  Runs anywhere:
+# links only libcommon, zstd and libm (no libbpf).  Everything but main.c
+# is in libconvert.a so that the unit tests (tests/check_convert*) drive
+# the real code in-process.
 noinst_LIBRARIES += converter/libconvert.a
 converter_libconvert_a_SOURCES = \
-	converter/convert.c converter/convert.h \
-	converter/convert_log.c converter/convert_log.h converter/info.c \
+	converter/convert.c converter/convert.h converter/info.c \
 	converter/options.c converter/options.h \
-	converter/merge.c converter/merge.h \
-	converter/model.c converter/model.h converter/reap.c converter/reap.h \
-	converter/iowq.c converter/iowq.h \
-	converter/model_files.c converter/model_files.h \
 	converter/file_stats.c converter/file_stats.h \
-	converter/output.h converter/output_util.c converter/output_util.h \
-	converter/model_names.c converter/model_names.h converter/csv_tables.h \
+	converter/output_util.c converter/output_util.h converter/csv_tables.h \
 	converter/out_buf.c converter/out_buf.h \
-	converter/worker.c converter/worker.h \
 	converter/output_summary.c converter/output_json.c converter/output_csv.c \
-	converter/output_fio.c converter/replay_key.c converter/replay_key.h \
+	converter/output_fio.c \
 	converter/output_fxt.c converter/fxt_layout.c converter/fxt_layout.h \
 	converter/fxt_plan.c converter/fxt_plan.h \
-	converter/filter.c converter/filter.h \
 	converter/report.c converter/report.h \
-	converter/stats.c converter/stats.h \
-	converter/names.c converter/names.h \
-	converter/timebase.c converter/timebase.h \
-	converter/hmap.c converter/hmap.h
-CONVERT_LIBS = converter/libconvert.a converter/libfxt.a $(COMMON_LIBS)
+	converter/stats.c converter/stats.h
+CONVERT_LIBS = converter/libconvert.a converter/libfxt.a $(CORE_LIBS)
 
 bin_PROGRAMS += converter/uring-convert
 converter_uring_convert_SOURCES = converter/main.c

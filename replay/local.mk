@@ -1,9 +1,9 @@
 # replay/: uring-replay, the third program on the shared core: it reads
-# logs through the converter's library (reader, merge, request model) and
-# runs the recorded requests again over raw io_uring system calls.
+# logs through libcore/libcore.a (reader, merge, request model, as
+# uring-convert does) and runs the recorded requests again over raw
+# io_uring system calls.
 bin_PROGRAMS += replay/uring-replay
 replay_uring_replay_SOURCES = replay/main.c replay/plan.c replay/plan.h \
 	replay/run.c replay/run.h replay/targets.c replay/report.c \
 	replay/report_replay.h replay/uring.c replay/uring.h
-replay_uring_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter
-replay_uring_replay_LDADD = $(CONVERT_LIBS)
+replay_uring_replay_LDADD = $(CORE_LIBS)

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
+#include "pipeline.h"
 #include "hmap.h"
-#include "options.h"
+#include "convert_opts.h"
 #include "output.h"
 #include "plan.h"
 #include "uring.h"

@@ -2,7 +2,7 @@
 /*
  * What uring-replay will do, read from a log through the converter's
  * reader, merge and request model (plan.c is an output of the model,
- * converter/output.h): every recorded ring, every request with its SQE
+ * libcore/output.h): every recorded ring, every request with its SQE
  * fields, grouped into the io_uring_enter calls that submitted them, and
  * the files they used (by replay_key.h), or the reason a request cannot be
  * replayed.

@@ -19,12 +19,12 @@ FUZZ_CFLAGS ?= -g -O1 -fno-omit-frame-pointer
 ZSTD_CFLAGS ?= $(shell pkg-config --cflags libzstd 2>/dev/null)
 ZSTD_LIBS ?= $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
-CPPF = -include $(BUILDDIR)/config.h -I$(SRCDIR)/common -I$(SRCDIR)/converter \
+CPPF = -include $(BUILDDIR)/config.h -I$(SRCDIR)/common -I$(SRCDIR)/libcore -I$(SRCDIR)/converter \
 	-I$(SRCDIR)/tests -I$(SRCDIR)/tests/fuzz
 CF = -std=c11 -pthread $(FUZZ_CFLAGS) $(SANITIZE) $(ZSTD_CFLAGS) -Wall -Wextra \
 	-Wno-missing-field-initializers
 
-LIB_SRC = $(wildcard $(SRCDIR)/common/*.c) \
+LIB_SRC = $(wildcard $(SRCDIR)/common/*.c) $(wildcard $(SRCDIR)/libcore/*.c) \
 	$(filter-out $(SRCDIR)/converter/main.c,$(wildcard $(SRCDIR)/converter/*.c)) \
 	$(SRCDIR)/tests/fuzz/fuzz_input.c $(SRCDIR)/tests/fuzz/fuzz_reader.c \
 	$(SRCDIR)/tests/fuzz/fuzz_convert.c $(SRCDIR)/tests/fxt_reader.c

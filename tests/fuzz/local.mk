@@ -16,7 +16,7 @@ tests_fuzz_check_fuzz_SOURCES = tests/fuzz/check_fuzz.c \
 tests_fuzz_check_fuzz_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter \
 	-I$(top_srcdir)/tests -I$(top_srcdir)/tests/fuzz
 tests_fuzz_check_fuzz_CFLAGS = $(TEST_CFLAGS) $(ZSTD_CFLAGS)
-tests_fuzz_check_fuzz_LDADD = converter/libconvert.a converter/libfxt.a tests/libfxtreader.a \
+tests_fuzz_check_fuzz_LDADD = converter/libconvert.a converter/libfxt.a libcore/libcore.a tests/libfxtreader.a \
 	$(TEST_LIBS) -lm
 TESTS += tests/fuzz/check_fuzz
 # Hostile logs with valid checksums: one test per bug the fuzzers found,

@@ -9,10 +9,10 @@
  *   common/uring_names.h   io_uring's and Linux's own numbers (opcodes,
  *                          IOSQE_/IORING_ flags, errno): fixed tables,
  *                          shared with the recorder and the tests;
- *   converter/names.h      the numbers whose names the recording kernel
+ *   libcore/names.h           the numbers whose names the recording kernel
  *                          gave in the log's metadata (opcodes, REQ_F_*),
  *                          with common/'s tables as the fallback;
- *   converter/model_names.h  the converter's own vocabulary (this file).
+ *   libcore/model_names.h     the converter's own vocabulary (this file).
  */
 #ifndef RINGSIDE_MODEL_NAMES_H
 #define RINGSIDE_MODEL_NAMES_H

@@ -15,7 +15,7 @@
 #include "log_reader.h"
 #include "merge.h"
 #include "names.h"
-#include "options.h"
+#include "convert_opts.h"
 #include "timebase.h"
 
 struct convert_log {

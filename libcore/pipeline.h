@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The conversion pipeline (pipeline.c): a log, merged and followed by the
+ * request model, into one output.
+ */
+#ifndef RINGSIDE_PIPELINE_H
+#define RINGSIDE_PIPELINE_H
+
+#include <stdio.h>
+
+#include "convert_opts.h"
+#include "output.h"
+
+/*
+ * Convert o->log_path into out (which is destroyed before returning),
+ * applying the selection in o.  Returns the exit status (0, 1); error and
+ * warning lines go to errf (NULL: stderr) unless o->quiet.
+ */
+int convert_into(const struct options *o, struct output *out, FILE *errf);
+
+#endif
