@@ -207,6 +207,11 @@ static void tracing_cost(struct json_out *o, const struct output_totals *t, uint
 		json_double(o, (double)c->bpf_run_ns / (double)requests);
 	else
 		json_null(o);
+	json_key(o, "bpf_measured_share");
+	if (c->bpf_known)
+		json_double(o, c->bpf_share);
+	else
+		json_null(o);
 	json_kv_double(o, "recorder_cpu_s", c->recorder_cpu_s);
 	json_kv_double(o, "recorder_cpu_percent", c->recording_s > 0 ?
 		       100.0 * c->recorder_cpu_s / c->recording_s : 0.0);

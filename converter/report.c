@@ -470,6 +470,7 @@ struct err_stats **report_errors(const struct report *r, size_t *n)
 bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf, size_t len)
 {
 	double cpu = c && c->recording_s > 0 ? 100.0 * c->recorder_cpu_s / c->recording_s : 0;
+	char est[64] = "";
 	int n = 0;
 
 	buf[0] = '\0';
@@ -478,10 +479,13 @@ bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf
 	if (c->bpf_known && requests)
 		n = snprintf(buf, len, "%.0f ns of BPF per request in the traced threads (",
 			     (double)c->bpf_run_ns / (double)requests);
+	if (c->bpf_known && c->bpf_share < 0.999)
+		snprintf(est, sizeof(est), ", estimated from %.0f %% of the time",
+			 100 * c->bpf_share);
 	if (c->bpf_known)
-		n += snprintf(buf + n, len - (size_t)n, "%.0f ns per hook run, %.1f ms in all%s, ",
+		n += snprintf(buf + n, len - (size_t)n, "%.0f ns per hook run, %.1f ms in all%s%s, ",
 			      c->bpf_runs ? (double)c->bpf_run_ns / (double)c->bpf_runs : 0.0,
-			      (double)c->bpf_run_ns / 1e6, requests ? ")" : "");
+			      (double)c->bpf_run_ns / 1e6, est, requests ? ")" : "");
 	else
 		n = snprintf(buf, len, "BPF run time not measured (%s), ",
 			     *c->bpf_stats ? c->bpf_stats : "unknown");

@@ -371,6 +371,8 @@ static void read_stats_frame(struct merge *m, const struct log_frame *f)
 		c->bpf_known = json_get_u64(cost, "bpf_run_time_ns", &c->bpf_run_ns) &&
 			       json_get_u64(cost, "bpf_runs", &c->bpf_runs);
 		json_get_double(cost, "recorder_cpu_s", &c->recorder_cpu_s);
+		c->bpf_share = 1.0;
+		json_get_double(cost, "bpf_measured_share", &c->bpf_share);
 		json_get_double(cost, "recording_s", &c->recording_s);
 	}
 	json_doc_free(&doc);

@@ -532,7 +532,9 @@ struct tracing_cost {
 	bool known;			/* the log says */
 	bool bpf_known;			/* the BPF run time was measured */
 	char bpf_stats[96];		/* "run_time", or why it was not */
-	uint64_t bpf_run_ns, bpf_runs;
+	uint64_t bpf_run_ns, bpf_runs;	/* over the recording (estimates when
+					 * bpf_share < 1) */
+	double bpf_share;		/* share of the recording measured */
 	double recorder_cpu_s, recording_s;
 };
 

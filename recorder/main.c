@@ -980,6 +980,7 @@ static void run(struct recorder *r)
 		check_selection(r, now);
 		if (r->flight && !r->stop_reason)
 			flight_tick(r, now);
+		self_cost_tick(&r->cost, now);
 		if (now >= deadline)
 			stop(r, "duration", "--duration reached");
 		if (now >= next_flush) {

@@ -21,10 +21,24 @@ struct self_cost_prog {
 	uint64_t run_ns, runs;		/* at the start of recording */
 };
 
+/*
+ * The statistics cost every program run two clock reads, so they are held
+ * for the first SELF_COST_FULL_NS of a recording (short ones are measured
+ * whole) and then SELF_COST_WINDOW_NS of every SELF_COST_PERIOD_NS; the
+ * totals are scaled up from the time they were held.
+ */
+#define SELF_COST_FULL_NS	2000000000ull
+#define SELF_COST_PERIOD_NS	2000000000ull
+#define SELF_COST_WINDOW_NS	200000000ull
+
 struct self_cost {
 	int stats_fd;			/* BPF_ENABLE_STATS, held; -1 when not */
 	int stats_err;			/* why not (a positive errno), 0 if held */
 	bool off;			/* --no-self-cost */
+	bool always_on;			/* kernel.bpf_stats_enabled: counted anyway */
+	uint64_t window_open_ns;	/* when stats_fd was taken */
+	uint64_t held_ns;		/* in earlier windows */
+	uint64_t next_window_ns;	/* when the next window opens */
 	struct self_cost_prog *progs;
 	size_t nprogs;
 	uint64_t start_mono_ns;
@@ -38,6 +52,8 @@ struct self_cost {
 void self_cost_enable(struct self_cost *c, bool off);
 /* At the start of recording: the baselines of obj's programs and CPU. */
 void self_cost_start(struct self_cost *c, struct bpf_object *obj);
+/* From the main loop: open and close the statistics' windows. */
+void self_cost_tick(struct self_cost *c, uint64_t now_mono_ns);
 /* The "cost" member of the STATS frame, as of now. */
 void self_cost_json(const struct self_cost *c, struct bpf_object *obj, struct json_out *o);
 /* One line for the user: "tracing cost: ...". */

@@ -212,6 +212,7 @@ LIVE_RECORDER_TESTS = \
 	tests/live/selection_end.sh \
 	tests/live/self_cost.sh \
 	tests/live/replay.sh \
+	tests/live/fio_roundtrip.sh \
 	tests/live/sample.sh \
 	tests/live/flight.sh
 TESTS += $(LIVE_RECORDER_TESTS)
@@ -222,8 +223,7 @@ EXTRA_DIST += tests/live/lib.sh tests/live/check.py \
 	tests/live/disk_full.sh tests/live/fallbacks.sh tests/live/command_user.sh \
 	tests/live/staged.sh tests/live/exits.sh tests/live/selection_end.sh \
 	tests/live/self_cost.sh tests/live/replay.sh tests/live/replay_compare.py \
-	tests/live/sample.sh \
-	tests/live/flight.sh
+	tests/live/fio_roundtrip.sh tests/live/sample.sh tests/live/flight.sh
 # --- end uring-record -----------------------------------------------------
 
 # --- fuzzing and hardening: see tests/fuzz/local.mk ------------------------

@@ -14,15 +14,29 @@ grep -q "tracing cost: .* ms of BPF in the traced threads (.* hook runs" "$T/rec
 "$CONVERT" --info "$T/on.log" >"$T/on.info" || fail "--info on.log"
 grep -q "^cost: .* ns per hook run" "$T/on.info" || fail "--info: no cost line"
 
+# Past its first 2 s the statistics are held in windows: the figures are
+# estimates from them, and say so.
+record -o "$T/long.log" -- "$WORKLOAD" --compact storm --seconds 5 >"$T/long.json"
+[ "$record_status" = 0 ] || fail "storm --seconds 5: exit $record_status"
+grep -q "tracing cost: .* each, estimated from [0-9]* % of the time)" "$T/record.err" ||
+	fail "no estimated tracing cost line: $(cat "$T/record.err")"
+"$CONVERT" -q --format=json -o "$T/long.summary.json" "$T/long.log" || fail "convert long.log"
+
 record -q --no-self-cost -o "$T/off.log" -- "$WORKLOAD" --compact storm --count 2000 >"$T/off.json"
 [ "$record_status" = 0 ] || fail "--no-self-cost: exit $record_status"
 "$CONVERT" -q --format=json -o "$T/off.summary.json" "$T/off.log" || fail "convert off.log"
 
-pycheck - "$T/on.summary.json" "$T/on.json" "$T/off.summary.json" <<'PY'
+pycheck - "$T/on.summary.json" "$T/on.json" "$T/off.summary.json" "$T/long.summary.json" <<'PY'
 import sys
 from check import *
-on, wl, off = load(sys.argv[1]), load(sys.argv[2]), load(sys.argv[3])
+on, wl, off, long = (load(a) for a in sys.argv[1:5])
+c = long["tracing_cost"]
+true("long: measured in windows", 0.05 < c["bpf_measured_share"] < 0.9, c)
+true("long: the estimate covers the requests",
+     c["bpf_runs"] >= 2 * long["requests"]["total"] * 0.8, (c["bpf_runs"], long["requests"]["total"]))
+true("long: text says it is an estimate", "estimated from" in c["text"], c["text"])
 c = on["tracing_cost"]
+eq("short: measured whole", c["bpf_measured_share"], 1)
 reqs = on["requests"]["total"]
 eq("requests", reqs, sum(workload_counts(wl, "submitted").values()))
 eq("bpf stats", c["bpf_stats"], "run_time")
