@@ -55,6 +55,7 @@ struct {
 struct path_scratch {
 	char buf[2 * EV_PATH_LEN];
 	u64 dentry, mnt, mnt_root;	/* where the walk is */
+	u64 root_dentry, root_mnt;	/* the task's root: where it ends */
 	u32 off;			/* bytes of buf written */
 	u32 ncomp;			/* names written */
 	u32 flags;			/* EV_PATH_* when the walk ends */
@@ -79,7 +80,9 @@ struct walk_ctx {
  * One step up from the dentry ps->dentry, as the kernel's d_path() walks
  * (without its locks: a rename racing the walk may give a mixed path):
  * its name, or from a mount's root to where it is mounted.  Stops (1) at
- * the root of the mount namespace (flags 0), at a root no mount holds
+ * the task's root, as /proc/PID/fd shows paths (a chroot's, else the
+ * mount namespace's), or at the root of the mount namespace (flags 0; a
+ * kworker's root is not the recorded task's), at a root no mount holds
  * (EV_PATH_DETACHED), or when buf is full; a walk stopped by the step
  * count keeps EV_PATH_TRUNCATED.
  */
@@ -96,6 +99,10 @@ static long walk_step(u32 i, void *ctx)
 	if (!ps)
 		return 1;
 	d = (struct dentry *)ps->dentry;
+	if (ps->dentry == ps->root_dentry && ps->mnt == ps->root_mnt) {
+		ps->flags = 0;
+		return 1;
+	}
 	if (ps->dentry == ps->mnt_root) {
 		struct mount *mnt = (struct mount *)ps->mnt;
 		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
@@ -128,14 +135,24 @@ static long walk_step(u32 i, void *ctx)
 }
 
 /*
- * Dentry names from the file up to the root of the mount namespace, leaf
- * first, each NUL-terminated, into ps->buf (ps->ncomp of them).  Returns
- * the EV_PATH_* flags.
+ * Dentry names from the file up to the task's root, leaf first, each
+ * NUL-terminated, into ps->buf (ps->ncomp of them).  Returns the
+ * EV_PATH_* flags.
  */
 static __always_inline u16 walk_path(struct file *file, struct path_scratch *ps, u32 slot)
 {
 	struct vfsmount *vmnt = BPF_CORE_READ(file, f_path.mnt);
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct fs_struct *fs = BPF_CORE_READ(task, fs);
 	struct walk_ctx w = { .slot = slot };
+
+	ps->root_dentry = ps->root_mnt = 0;
+	if (fs) {
+		struct vfsmount *rmnt = BPF_CORE_READ(fs, root.mnt);
+
+		ps->root_dentry = (u64)BPF_CORE_READ(fs, root.dentry);
+		ps->root_mnt = rmnt ? (u64)rmnt - bpf_core_field_offset(struct mount, mnt) : 0;
+	}
 
 	__builtin_memset(ps->buf, 0, EV_PATH_LEN);
 	ps->dentry = (u64)BPF_CORE_READ(file, f_path.dentry);

@@ -136,6 +136,11 @@ struct css_set {
 	struct cgroup *dfl_cgrp;	/* the task's cgroup v2 */
 } __ur_core;
 
+/* include/linux/fs_struct.h: a task's root, which chroot(2) moves. */
+struct fs_struct {
+	struct path root;
+} __ur_core;
+
 struct task_struct {
 	unsigned int flags;		/* PF_* */
 	pid_t pid;
@@ -145,6 +150,7 @@ struct task_struct {
 	struct task_struct *real_parent;
 	struct task_struct *group_leader;
 	struct files_struct *files;
+	struct fs_struct *fs;
 	struct signal_struct *signal;
 	struct io_uring_task *io_uring;
 	struct css_set *cgroups;

@@ -310,8 +310,9 @@
  * sb->s_dev), ino, nlink and mode (S_IF* and permissions) its inode's,
  * f_flags its open flags (O_*), fs the file system type's name.  path
  * holds the dentry names from the file up, leaf first, each NUL-terminated
- * (ncomp of them), crossing mounts up to the root of the recorded task's
- * mount namespace: "/tmp/a" is "a\0tmp\0".  path_flags (enum
+ * (ncomp of them), crossing mounts up to the task's root (its chroot,
+ * else its mount namespace's root), as /proc/PID/fd shows paths: "/tmp/a"
+ * is "a\0tmp\0".  path_flags (enum
  * ev_path_flag, in the record: the header's flag bits are few): EV_PATH_TRUNCATED, the walk stopped before that root
  * (path full, or too deep); EV_PATH_DETACHED, it reached a root that is no
  * mount's (pseudo files such as pipes, sockets and anonymous inodes, whose
