@@ -844,12 +844,14 @@ static void dump_record(const struct ev_header *rec, unsigned cpu)
 
 		if (f->kind == EVK_PAD || !strcmp(f->name, "type"))
 			continue;
-		if (f->kind == EVK_COMM) {
+		if (f->kind == EVK_COMM || f->kind == EVK_STR) {
 			json_key(&o, f->name);
 			json_strn(&o, (const char *)p + f->offset,
 				  strnlen((const char *)p + f->offset, f->size));
 			continue;
 		}
+		if (f->size > sizeof(u))
+			continue;
 		memcpy(&u, p + f->offset, f->size);
 		json_key(&o, f->name);
 		if (f->kind == EVK_S32)
