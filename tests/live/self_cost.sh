@@ -32,8 +32,11 @@ from check import *
 on, wl, off, long = (load(a) for a in sys.argv[1:5])
 c = long["tracing_cost"]
 true("long: measured in windows", 0.05 < c["bpf_measured_share"] < 0.9, c)
-true("long: the estimate covers the requests",
-     c["bpf_runs"] >= 2 * long["requests"]["total"] * 0.8, (c["bpf_runs"], long["requests"]["total"]))
+# Scaled from windows, under a load that varies: within a factor of 2 of
+# the two runs (submit, complete) each request takes at least.
+true("long: the estimate is of the requests' order",
+     long["requests"]["total"] <= c["bpf_runs"] <= 8 * long["requests"]["total"],
+     (c["bpf_runs"], long["requests"]["total"]))
 true("long: text says it is an estimate", "estimated from" in c["text"], c["text"])
 c = on["tracing_cost"]
 eq("short: measured whole", c["bpf_measured_share"], 1)
