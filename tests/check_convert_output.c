@@ -251,6 +251,21 @@ static void compare_or_write(const char *got_path, const char *golden_path)
 	free(exp);
 }
 
+/* sc's log converted to CSV, every table, in sc's directory "csv" (free it). */
+static char *scen_csv(const struct scen *sc)
+{
+	struct options o = { .log_path = sc->path, .quiet = true };
+	struct output_config cfg = { 0 };
+	struct output *out;
+	char err[256];
+
+	cfg.path = test_path(sc->dir, "csv");
+	out = output_csv_new(&cfg, err, sizeof(err));
+	ck_assert_msg(out != NULL, "%s", err);
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	return (char *)cfg.path;
+}
+
 /*
  * --tables: the tables asked for (twice, and as a list) are the golden
  * ones byte for byte; the others are not written, and a file of one of
@@ -427,13 +442,10 @@ START_TEST(test_csv_quoting)
 	ev_task(&sc, T0, 14, 10, "na\xc3\xafve", 0, EV_TASK_EXISTING);
 	ev_task(&sc, T0, 15, 10, "NA", 0, EV_TASK_EXISTING);
 	scen_finish(&sc);
-	dir = test_path(sc.dir, "csv");
+	dir = scen_csv(&sc);
 	cfg.path = dir;
-	out = output_csv_new(&cfg, err, sizeof(err));
-	ck_assert_ptr_nonnull(out);
 	o.log_path = sc.path;
 	o.quiet = true;
-	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
 	tasks = test_path(dir, "tasks.csv");
 	{
 		char *text = (char *)test_read_file(tasks, &size);
@@ -472,11 +484,8 @@ END_TEST
 START_TEST(test_csv_ring_owner_and_kworker)
 {
 	struct scen sc;
-	struct options o = { 0 };
-	struct output_config cfg = { 0 };
-	struct output *out;
 	struct test_csv t;
-	char err[256], *dir, *path;
+	char *dir, *path;
 	unsigned rows = 0;
 
 	scen_open(&sc, "owner.log");
@@ -489,13 +498,7 @@ START_TEST(test_csv_ring_owner_and_kworker)
 	ev_complete(&sc, T0 + 6 * US, 10, 10, RING_B, 2, 2, 1, 0);
 	ev_complete(&sc, T0 + 9 * US, 300, 300, RING, 1, 1, -125, 0);	/* kworker */
 	scen_finish(&sc);
-	dir = test_path(sc.dir, "csv");
-	cfg.path = dir;
-	out = output_csv_new(&cfg, err, sizeof(err));
-	ck_assert_ptr_nonnull(out);
-	o.log_path = sc.path;
-	o.quiet = true;
-	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	dir = scen_csv(&sc);
 	path = test_path(dir, "rings.csv");
 	test_csv_open(&t, path);
 	while (test_csv_next(&t)) {
@@ -1292,7 +1295,6 @@ START_TEST(test_file_outputs)
 	static const char dir_name[] = "a \"b\",c\0tmp\0";
 	struct scen sc;
 	struct options o = { 0 };
-	struct output_config cfg = { 0 };
 	struct output *out;
 	struct test_csv t;
 	char err[256], *dir, *path, *json, *summary;
@@ -1309,13 +1311,7 @@ START_TEST(test_file_outputs)
 	ev_submit(&sc, T0 + 10 * US, 10, 10, RING, 3, 0 /* NOP */, 3, 0, 0);
 	ev_complete_file(&sc, T0 + 11 * US, 10, 10, RING, 3, 3, 0, 0);
 	scen_finish(&sc);
-	dir = test_path(sc.dir, "csv");
-	cfg.path = dir;
-	out = output_csv_new(&cfg, err, sizeof(err));
-	ck_assert_ptr_nonnull(out);
-	o.log_path = sc.path;
-	o.quiet = true;
-	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	dir = scen_csv(&sc);
 	path = test_path(dir, "requests.csv");
 	test_csv_open(&t, path);
 	while (test_csv_next(&t)) {
@@ -1352,6 +1348,8 @@ START_TEST(test_file_outputs)
 		unsigned char *fxt;
 		size_t len;
 
+		o.log_path = sc.path;
+		o.quiet = true;
 		fcfg.path = path = test_path(sc.dir, "trace.fxt");
 		out = output_fxt_new(&fcfg, 64, err, sizeof(err));
 		ck_assert_ptr_nonnull(out);
