@@ -1333,12 +1333,9 @@ static int setup(struct recorder *r)
 		r->rb.on_record = on_record;
 		r->rb.on_record_arg = &r->trig;
 	}
-	if (r->trig.workers && strcmp(r->probes.io_wq_tracking, "fentry") &&
-	    strcmp(r->probes.io_wq_tracking, "kprobe"))
-		msg_warn("--trigger=io-wq-workers cannot fire: io-wq work is tracked by %s, "
-			 "which does not say which ring a worker serves (needs fentry or kprobe)",
-			 r->probes.io_wq_tracking);
 	ret = start_recording(r, &tasks);
+	for (size_t i = 0; !ret && i < tasks.ntasks; i++)
+		triggers_task(&r->trig, 0, &tasks.tasks[i]);
 	if (!ret && !r->flight)
 		ret = write_meta(r);
 	if (!ret && !r->flight)

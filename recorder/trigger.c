@@ -29,9 +29,8 @@ struct inflight_fifo {
 };
 
 struct worker_slot {
-	uint64_t ring;
 	uint32_t tid;			/* 0: free */
-	uint64_t last_ts;
+	uint32_t owner;			/* the task whose io-wq it serves */
 };
 
 /* ---------------------------------------------------------- parsing */
@@ -134,7 +133,7 @@ int trigger_parse(const char *s, struct trigger_spec *t, char *err, size_t errle
 		t->kind = TRIG_IOWQ_WORKERS;
 		errno = 0;
 		v = strtoul(buf + 14, &end, 10);
-		if (errno || end == buf + 14 || *end || buf[14] == '-' || v >= TRIGGER_WORKER_SLOTS)
+		if (errno || end == buf + 14 || *end || buf[14] == '-' || v > TRIGGER_MAX_WORKERS)
 			return set_err(err, errlen, "not a worker count (0 to 1023)", buf + 14);
 		t->workers = (unsigned)v;
 		return 0;
@@ -332,84 +331,108 @@ static void on_complete(struct triggers *t, unsigned cpu, const struct ev_comple
 		slot_remove(t, s);
 }
 
-static size_t worker_hash(uint64_t ring, uint32_t tid)
+static size_t worker_hash(uint32_t tid)
 {
-	uint64_t h = (ring ^ ((uint64_t)tid << 32)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)((tid * 0x9e3779b97f4a7c15ull) >> 40) & (TRIGGER_WORKER_SLOTS - 1);
+}
 
-	return (size_t)(h >> 40) & (TRIGGER_WORKER_SLOTS - 1);
+/* The slot of worker tid, or the free slot where it would go (NULL: full). */
+static struct worker_slot *worker_find(struct triggers *t, uint32_t tid)
+{
+	size_t i = worker_hash(tid);
+
+	for (size_t n = 0; n < TRIGGER_WORKER_SLOTS; n++) {
+		struct worker_slot *w = &t->worker[i];
+
+		if (!w->tid || w->tid == tid)
+			return w;
+		i = (i + 1) & (TRIGGER_WORKER_SLOTS - 1);
+	}
+	return NULL;
+}
+
+/* Linear probing's deletion, as slot_remove(). */
+static void worker_remove(struct triggers *t, struct worker_slot *w)
+{
+	size_t i = (size_t)(w - t->worker), j = i;
+
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (TRIGGER_WORKER_SLOTS - 1);
+		if (!t->worker[j].tid)
+			break;
+		home = worker_hash(t->worker[j].tid);
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			t->worker[i] = t->worker[j];
+			i = j;
+		}
+	}
+	memset(&t->worker[i], 0, sizeof(t->worker[i]));
+	t->workers_used--;
 }
 
 /*
- * io-wq workers of a ring: the distinct tasks that ran its requests within
- * the idle timeout.  Counted when a worker is new to the ring, which is
- * rare (io-wq creates workers only when all are busy); the table is
- * rebuilt without stale workers when it fills.
+ * The owner of an io-wq worker named "iou-wrk-<tid>": io_wq_worker() names
+ * each worker after the task whose io-wq it serves (io_uring/io-wq.c, 6.1
+ * .. 6.18), 0 if comm is not a worker's.
  */
-static unsigned count_workers(struct triggers *t, uint64_t ring, uint64_t now)
+static uint32_t worker_owner(const char *comm)
 {
+	unsigned long v = 0;
+	size_t i = 8;
+
+	if (strncmp(comm, "iou-wrk-", 8))
+		return 0;
+	for (; i < EV_COMM_LEN && comm[i] >= '0' && comm[i] <= '9'; i++)
+		v = v * 10 + (unsigned long)(comm[i] - '0');
+	return i > 8 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/*
+ * io-wq is per task, not per ring (one io_wq per io_uring_task since 5.12),
+ * so the workers of the io-wq a ring's requests go to are the live threads
+ * named after its task.  They are counted from task records, which every
+ * kernel gives: a worker names itself when it starts (task_rename) and is
+ * gone at its exit; workers alive at the start come from the task listing.
+ */
+void triggers_task(struct triggers *t, unsigned cpu, const struct ev_task *e)
+{
+	uint32_t owner = worker_owner(e->comm);
+	struct worker_slot *w;
 	unsigned n = 0;
 
-	for (size_t i = 0; i < TRIGGER_WORKER_SLOTS; i++)
-		if (t->worker[i].tid && t->worker[i].ring == ring &&
-		    now - t->worker[i].last_ts <= TRIGGER_WORKER_IDLE_NS)
-			n++;
-	return n;
-}
-
-static void workers_compact(struct triggers *t, uint64_t now)
-{
-	struct worker_slot old[TRIGGER_WORKER_SLOTS];
-
-	memcpy(old, t->worker, sizeof(old));
-	memset(t->worker, 0, sizeof(old));
-	t->workers_used = 0;
-	for (size_t i = 0; i < TRIGGER_WORKER_SLOTS; i++) {
-		size_t j;
-
-		if (!old[i].tid || now - old[i].last_ts > TRIGGER_WORKER_IDLE_NS)
-			continue;
-		for (j = worker_hash(old[i].ring, old[i].tid); t->worker[j].tid;
-		     j = (j + 1) & (TRIGGER_WORKER_SLOTS - 1))
-			;
-		t->worker[j] = old[i];
-		t->workers_used++;
-	}
-}
-
-static void on_work(struct triggers *t, unsigned cpu, const struct ev_work_begin *e)
-{
-	struct worker_slot *w;
-	size_t j;
-	unsigned n;
-
-	if (t->workers_used >= TRIGGER_WORKER_SLOTS * 3 / 4)
-		workers_compact(t, e->ts);
-	if (t->workers_used >= TRIGGER_WORKER_SLOTS * 3 / 4)
-		return;		/* all fresh: too many workers to tell */
-	for (j = worker_hash(e->ring, e->tid); ; j = (j + 1) & (TRIGGER_WORKER_SLOTS - 1)) {
-		w = &t->worker[j];
-		if (!w->tid || (w->tid == e->tid && w->ring == e->ring))
-			break;
-	}
-	if (w->tid && e->ts - w->last_ts <= TRIGGER_WORKER_IDLE_NS) {
-		w->last_ts = e->ts;
+	if (!t->workers || !owner)
+		return;
+	w = worker_find(t, e->subject_tid);
+	if (!w || w->tid)
+		return;		/* full (counted no further), or known */
+	if (t->workers_used >= TRIGGER_WORKER_SLOTS * 3 / 4) {
+		t->workers_untracked++;
 		return;
 	}
-	if (!w->tid)
-		t->workers_used++;
-	*w = (struct worker_slot){ .ring = e->ring, .tid = e->tid, .last_ts = e->ts };
-	n = count_workers(t, e->ring, e->ts);
+	*w = (struct worker_slot){ .tid = e->subject_tid, .owner = owner };
+	t->workers_used++;
+	for (size_t i = 0; i < TRIGGER_WORKER_SLOTS; i++)
+		n += t->worker[i].tid && t->worker[i].owner == owner;
 	for (size_t i = 0; i < t->n && !t->fired; i++) {
 		const struct trigger_spec *spec = &t->specs[i];
 		struct trigger_hit h = {
-			.ts = e->ts, .due_ns = e->ts, .cpu = cpu, .tid = e->tid, .ring = e->ring,
-			.req = e->req, .user_data = e->user_data, .opcode = e->opcode,
-			.workers = n,
+			.ts = e->ts, .due_ns = e->ts, .cpu = cpu, .tid = owner,
+			.worker_tid = e->subject_tid, .opcode = TRIGGER_ANY_OPCODE, .workers = n,
 		};
 
 		if (spec->kind == TRIG_IOWQ_WORKERS && n > spec->workers)
 			fire(t, spec, &h);
 	}
+}
+
+static void on_task_exit(struct triggers *t, const struct ev_task_exit *e)
+{
+	struct worker_slot *w = worker_find(t, e->tid);
+
+	if (w && w->tid)
+		worker_remove(t, w);
 }
 
 void triggers_record(struct triggers *t, unsigned cpu, const void *rec)
@@ -437,9 +460,12 @@ void triggers_record(struct triggers *t, unsigned cpu, const void *rec)
 				fire(t, &t->specs[i], &hit);
 		}
 		return;
-	case EV_WORK_BEGIN:
+	case EV_TASK:
+		triggers_task(t, cpu, rec);
+		return;
+	case EV_TASK_EXIT:
 		if (t->workers)
-			on_work(t, cpu, rec);
+			on_task_exit(t, rec);
 		return;
 	default:
 		return;
@@ -532,8 +558,9 @@ void trigger_hit_describe(const struct trigger_hit *h, char *buf, size_t len)
 			 h->ring, h->user_data);
 		return;
 	case TRIG_IOWQ_WORKERS:
-		snprintf(buf + n, len - (size_t)n, ": ring %" PRIu64 " has %u workers", h->ring,
-			 h->workers);
+		snprintf(buf + n, len - (size_t)n,
+			 ": the io-wq of task %" PRIu32 " has %u workers (worker %" PRIu32
+			 " started)", h->tid, h->workers, h->worker_tid);
 		return;
 	}
 }
@@ -554,9 +581,10 @@ void trigger_hit_json(struct json_out *o, const struct trigger_hit *h, uint64_t 
 		json_kv_u64(o, "event_boot_ns", h->ts);
 		json_kv_u64(o, "cpu", h->cpu);
 		json_kv_u64(o, "tid", h->tid);
-		json_kv_u64(o, "ring", h->ring);
+		if (kind != TRIG_IOWQ_WORKERS)
+			json_kv_u64(o, "ring", h->ring);
 	}
-	if (kind == TRIG_ERRNO || kind == TRIG_LATENCY || kind == TRIG_IOWQ_WORKERS) {
+	if (kind == TRIG_ERRNO || kind == TRIG_LATENCY) {
 		json_kv_u64(o, "req", h->req);
 		json_kv_u64(o, "user_data", h->user_data);
 		if (op)
@@ -568,7 +596,9 @@ void trigger_hit_json(struct json_out *o, const struct trigger_hit *h, uint64_t 
 		json_kv_u64(o, "latency_ns", h->latency_ns);
 		json_kv_bool(o, "in_flight", h->in_flight);
 	}
-	if (kind == TRIG_IOWQ_WORKERS)
+	if (kind == TRIG_IOWQ_WORKERS) {
 		json_kv_u64(o, "workers", h->workers);
+		json_kv_u64(o, "worker_tid", h->worker_tid);
+	}
 	json_obj_end(o);
 }

@@ -48,11 +48,10 @@ int trigger_parse(const char *s, struct trigger_spec *t, char *err, size_t errle
 /* In-flight requests looked at past the oldest, for a trigger with a
  * shorter TIME than an older request's (or another opcode). */
 #define TRIGGER_LOOKAHEAD 64
-/* io-wq workers tracked at once, and how long one stays counted after its
- * last work item: io-wq lets an idle worker exit after WORKER_IDLE_TIMEOUT,
- * 5 s (io_uring/io-wq.c). */
-#define TRIGGER_WORKER_SLOTS 1024u
-#define TRIGGER_WORKER_IDLE_NS (5000000000ull)
+/* Live io-wq workers tracked at once (of every selected task; 3/4 of the
+ * slots), and the largest N of io-wq-workers>N. */
+#define TRIGGER_WORKER_SLOTS 4096u
+#define TRIGGER_MAX_WORKERS 1023u
 
 /* What fired, for the snapshot's metadata. */
 struct trigger_hit {
@@ -66,7 +65,8 @@ struct trigger_hit {
 	int64_t res;
 	uint64_t latency_ns;		/* TRIG_LATENCY: so far, or at completion */
 	bool in_flight;			/* TRIG_LATENCY: not completed yet */
-	unsigned workers;		/* TRIG_IOWQ_WORKERS */
+	unsigned workers;		/* TRIG_IOWQ_WORKERS: the io-wq's live workers */
+	uint32_t worker_tid;		/* TRIG_IOWQ_WORKERS: the one that started */
 };
 
 struct inflight_slot;
@@ -85,6 +85,7 @@ struct triggers {
 	size_t fifo_head, fifo_len;
 	struct worker_slot *worker;	/* TRIGGER_WORKER_SLOTS */
 	size_t workers_used;
+	uint64_t workers_untracked;	/* workers the table had no room for */
 	uint64_t untracked;		/* submissions the table had no room for */
 	bool fired;
 	struct trigger_hit hit;
@@ -103,6 +104,9 @@ void triggers_record(struct triggers *t, unsigned cpu, const void *rec);
  * complete); with fire true it fires on it.
  */
 bool triggers_overdue(struct triggers *t, uint64_t now, bool fire);
+struct ev_task;
+/* A task record (drained, or of the listing at the start). */
+void triggers_task(struct triggers *t, unsigned cpu, const struct ev_task *e);
 /* SIGUSR1 came at boot time now. */
 void triggers_signal(struct triggers *t, uint64_t now);
 /* Re-arm after a snapshot (the tables are kept). */

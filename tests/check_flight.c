@@ -332,27 +332,54 @@ START_TEST(test_trigger_workers_overflow)
 {
 	struct trigger_spec spec[2];
 	struct triggers t;
-	struct ev_work_begin w = { .type = EV_WORK_BEGIN, .ring = 7, .req = 1 };
+	struct ev_task w = { .type = EV_TASK, .reason = EV_TASK_RENAME, .comm = "iou-wrk-50" };
+	struct ev_task sqp = { .type = EV_TASK, .reason = EV_TASK_RENAME, .comm = "iou-sqp-50" };
+	struct ev_task_exit x = { .type = EV_TASK_EXIT };
 	struct ev_cqe_overflow o = { .type = EV_CQE_OVERFLOW, .ring = 7, .ts = 99 };
 	char err[128];
 
-	ck_assert_int_eq(trigger_parse("io-wq-workers>2", &spec[0], err, sizeof(err)), 0);
+	ck_assert_int_eq(trigger_parse("io-wq-workers>3", &spec[0], err, sizeof(err)), 0);
 	ck_assert_int_eq(trigger_parse("cq-overflow", &spec[1], err, sizeof(err)), 0);
 	ck_assert_int_eq(triggers_init(&t, spec, 2), 0);
 	ck_assert(!t.track);
-	for (uint32_t tid = 100; tid < 103; tid++) {
-		w.tid = tid;
-		w.ts = tid;
-		triggers_record(&t, 0, &w);	/* the same workers, again */
+	/* an SQPOLL thread and another task's workers are not task 50's */
+	sqp.subject_tid = 90;
+	triggers_record(&t, 0, &sqp);
+	snprintf(w.comm, sizeof(w.comm), "iou-wrk-51");
+	for (uint32_t tid = 91; tid < 94; tid++) {
+		w.subject_tid = tid;
 		triggers_record(&t, 0, &w);
 	}
+	ck_assert(!t.fired);
+	/* the first listed at the start, the others named as they start */
+	snprintf(w.comm, sizeof(w.comm), "iou-wrk-50");
+	w.reason = EV_TASK_EXISTING;
+	w.subject_tid = 100;
+	triggers_task(&t, 0, &w);
+	w.reason = EV_TASK_RENAME;
+	for (uint32_t tid = 101; tid < 103; tid++) {
+		w.subject_tid = tid;
+		w.ts = tid;
+		triggers_record(&t, 1, &w);
+		triggers_record(&t, 1, &w);	/* the same worker, again */
+		ck_assert(!t.fired);
+	}
+	/* the fourth of task 50's io-wq */
+	w.subject_tid = 103;
+	w.ts = 103;
+	triggers_record(&t, 1, &w);
 	ck_assert(t.fired);
-	ck_assert_uint_eq(t.hit.workers, 3);
-	ck_assert_uint_eq(t.hit.tid, 102);
+	ck_assert_uint_eq(t.hit.workers, 3 + 1);
+	ck_assert_uint_eq(t.hit.tid, 50);
+	ck_assert_uint_eq(t.hit.worker_tid, 103);
+	ck_assert_uint_eq(t.hit.ts, 103);
 	triggers_rearm(&t);
-	/* workers idle for longer than io-wq keeps them are not counted */
-	w.tid = 200;
-	w.ts = 102 + TRIGGER_WORKER_IDLE_NS + 1;
+	/* exited workers are not counted: two leave, one comes, three live */
+	x.tid = 100;
+	triggers_record(&t, 0, &x);
+	x.tid = 101;
+	triggers_record(&t, 0, &x);
+	w.subject_tid = 104;
 	triggers_record(&t, 0, &w);
 	ck_assert(!t.fired);
 	triggers_record(&t, 0, &o);

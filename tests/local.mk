@@ -183,6 +183,9 @@ if BUILD_RECORDER
 # that takes a selected process's pid (tests/live/exits.sh).
 check_PROGRAMS += tests/exit_storm
 tests_exit_storm_SOURCES = tests/exit_storm.c
+# tests/iowq_block: a known number of io-wq workers (tests/live/flight.sh).
+check_PROGRAMS += tests/iowq_block
+tests_iowq_block_SOURCES = tests/iowq_block.c
 if HAVE_CHECK
 check_PROGRAMS += tests/check_recorder
 tests_check_recorder_SOURCES = tests/check_recorder.c

@@ -183,6 +183,40 @@ done()
 PY
 note "errno: ok"
 
+# 4b. io-wq-workers>3: six FIFO opens hold six io-wq workers of one task;
+# the trigger fires when the fourth starts, on any kernel (task records
+# name the io-wq a worker serves, no fentry or kprobe needed).
+IOWQ_BLOCK="$top_builddir/tests/iowq_block"
+record -q --flight-recorder=8M --post=500ms --trigger='io-wq-workers>3' \
+	-o "$T/iowq.log" -- "$IOWQ_BLOCK" 6 300 >"$T/iowq.json"
+[ "$record_status" = 0 ] || fail "io-wq-workers: exit status $record_status"
+stat_log "$T/iowq.log" "$T/iowq.stat"
+"$LOGSTAT" --dump "$T/iowq.log" >"$T/iowq.dump"
+pycheck - "$T/iowq.stat" "$T/iowq.json" "$T/iowq.dump" <<'PY'
+import sys
+from check import *
+stat, wl, recs = load(sys.argv[1]), load(sys.argv[2]), dump(sys.argv[3])
+t = stat["stop"]["end"]["flight_recorder"]["trigger"]
+eq("opens", wl["ok"], 6)
+eq("trigger", t["spec"], "io-wq-workers>3")
+eq("the io-wq's task", t["tid"], wl["tid"])
+eq("workers when it fired", t["workers"], 4)
+named = [r for r in recs if r["type"] == "task" and r["comm"] == "iou-wrk-%d" % wl["tid"]]
+tids = []
+for r in named:
+    if r["subject_tid"] not in tids:
+        tids.append(r["subject_tid"])
+eq("workers named in the snapshot", len(tids), 6)
+# the fourth the recorder saw (it drains CPU by CPU, not in time order)
+started = [r["ts"] for r in named if r["subject_tid"] == t["worker_tid"]]
+true("a worker's start fired it", t["event_boot_ns"] in started, t)
+delay = t["fired_boot_ns"] - t["event_boot_ns"]
+true("fired within 200 ms of the worker's start", 0 <= delay < 200000000, t)
+print("io-wq-workers trigger: fired %.1f ms after the worker started" % (delay / 1e6))
+done()
+PY
+note "io-wq-workers: ok"
+
 # 5. Memory: a 4M flight recorder (and a 4M queue) over a NOP storm evicts
 # frames all the time.  Its RSS grows while the BPF rings' pages and the
 # queue's frames are first touched (about 4 s here), then stays: after
