@@ -23,7 +23,8 @@ bench: bench/fxt_bench$(EXEEXT) bench/pack_bench$(EXEEXT) converter/uring-conver
 
 # iou_cnt: the count-only BPF floor bench/run compares uring-record with:
 # the same hooks and attach types, nothing but a per-CPU counter.
-EXTRA_DIST += bench/iou_cnt.bpf.c bench/iou_cnt.h bench/run bench/RESULTS.md bench/NOTEBOOK.md
+EXTRA_DIST += bench/iou_cnt.bpf.c bench/iou_cnt.h bench/run bench/replay-fidelity \
+	bench/RESULTS.md bench/NOTEBOOK.md
 if BUILD_RECORDER
 bench/iou_cnt.bpf.o: $(top_srcdir)/bench/iou_cnt.bpf.c $(top_srcdir)/bench/iou_cnt.h \
 		$(top_srcdir)/bpf/kernel_types.bpf.h $(top_srcdir)/common/uring_event.h
