@@ -77,7 +77,6 @@ static __always_inline void count(u32 slot)
 
 COUNT_TP_BTF(io_uring_create, CNT_CREATE)
 COUNT_TP_BTF(io_uring_register, CNT_REGISTER)
-COUNT_TP_BTF(io_uring_file_get, CNT_FILE_GET)
 COUNT_TP_BTF(io_uring_submit_req, CNT_SUBMIT)
 COUNT_TP_BTF(io_uring_submit_sqe, CNT_SUBMIT)
 COUNT_TP_BTF(io_uring_queue_async_work, CNT_QUEUE_ASYNC_WORK)

@@ -9,7 +9,6 @@
 #define CNT_SLOT_LIST(X)						\
 	X(CNT_CREATE, "io_uring_create")				\
 	X(CNT_REGISTER, "io_uring_register")				\
-	X(CNT_FILE_GET, "io_uring_file_get")				\
 	X(CNT_SUBMIT, "io_uring_submit_req")				\
 	X(CNT_QUEUE_ASYNC_WORK, "io_uring_queue_async_work")		\
 	X(CNT_DEFER, "io_uring_defer")					\

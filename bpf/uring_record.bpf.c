@@ -376,27 +376,10 @@ int BPF_PROG(tp_register, void *rctx, unsigned int opcode, unsigned int nr_files
 	return 0;
 }
 
-/* io_uring_file_get(struct io_kiocb *req, int fd) */
-SEC("?tp_btf/io_uring_file_get")
-int BPF_PROG(tp_file_get, struct io_kiocb *req, int fd)
-{
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u64 ring = (u64)req->ctx;
-	struct ev_file_get *e;
-	struct emit em;
-
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
-		return 0;
-	e = EV_RESERVE(&em, file_get, EV_FILE_GET, 0, bpf_ktime_get_boot_ns(), pid_tgid);
-	if (!e)
-		return 0;
-	e->fd = fd;
-	e->ring = ring;
-	e->req = (u64)req;
-	e->user_data = req->cqe.user_data;
-	ev_submit(&em, e);
-	return 0;
-}
+/*
+ * io_uring_file_get is not hooked: its fd is the SQE's, which the submit
+ * record carries, and it would cost a program run per plain-fd request.
+ */
 
 /* io_uring_submit_req(struct io_kiocb *req), 6.4+ */
 SEC("?tp_btf/io_uring_submit_req")

@@ -65,8 +65,6 @@ static const struct tp_hook tp_hooks[] = {
 		{ "tp_create", "io_uring", "io_uring_create", 6, "" } } },
 	{ "io_uring_register tracepoint events", false, {
 		{ "tp_register", "io_uring", "io_uring_register", 6, "" } } },
-	{ "file lookups", false, {
-		{ "tp_file_get", "io_uring", "io_uring_file_get", 3, "" } } },
 	{ "io-wq queueing", false, {
 		{ "tp_queue_async", "io_uring", "io_uring_queue_async_work", 3, "" } } },
 	{ "drain deferrals", false, {
@@ -1134,7 +1132,6 @@ bool probes_attached(const struct probes *p, const char *program)
 const char *const probes_tracefs_names[] = {
 	"io_uring/io_uring_create",
 	"io_uring/io_uring_register",
-	"io_uring/io_uring_file_get",
 	"io_uring/io_uring_submit_req",
 	"io_uring/io_uring_submit_sqe",
 	"io_uring/io_uring_queue_async_work",
