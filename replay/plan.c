@@ -556,7 +556,8 @@ static int plan_steps(struct plan_out *po)
 	/* Sort the steps, then lay the requests out step by step. */
 	for (size_t i = 0; i < p->nsteps; i++)
 		p->steps[i].err_ns = (int64_t)i;	/* old index, for step_of */
-	qsort(p->steps, p->nsteps, sizeof(*p->steps), by_step_ts);
+	if (p->nsteps)		/* qsort(NULL, 0): undefined */
+		qsort(p->steps, p->nsteps, sizeof(*p->steps), by_step_ts);
 	fill = calloc(p->nsteps + 1, sizeof(*fill));
 	p->order = calloc(p->replayed ? p->replayed : 1, sizeof(*p->order));
 	if (!fill || !p->order) {
@@ -633,7 +634,8 @@ int plan_read(struct plan *p, const char *log, bool quiet)
 	if (read_log(&o, &po.base))
 		goto out;
 	/* Requests come in order of completion: submission order it is. */
-	qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
+	if (p->nreqs)
+		qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
 	/* A chain left out may take a pipe's writer with it, and a pipe left
 	 * out a chain's member: until neither leaves out more. */
 	do {

@@ -339,6 +339,56 @@ START_TEST(test_socket_eof)
 }
 END_TEST
 
+/*
+ * On socket 100 and its pair 101: a multishot RECV, a RECV with provided
+ * buffers, a multishot POLL_ADD, a SPLICE into 101: none can be replayed,
+ * and so the pair's flow is not either.
+ */
+START_TEST(test_stream_skips)
+{
+	static const struct { uint8_t op; uint16_t ioprio; uint8_t sqe_flags; uint32_t len; }
+	reqs[] = {
+		{ IORING_OP_RECV, IORING_RECV_MULTISHOT, IOSQE_BUFFER_SELECT, 0 },
+		{ IORING_OP_RECV, 0, IOSQE_BUFFER_SELECT, 0 },
+		{ IORING_OP_POLL_ADD, 0, 0, IORING_POLL_ADD_MULTI },
+		{ IORING_OP_SPLICE, 0, 0, 8 },
+	};
+	struct scen sc;
+	struct plan p;
+
+	scen_open(&sc, "replay_skips.log");
+	ev_task(&sc, T0, PID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(&sc, T0 + 1 * US, PID, PID, RING, 4, 0);
+	stream_file(&sc, T0 + 2 * US, 0x100, false, 100, 02);
+	stream_file(&sc, T0 + 2 * US, 0x101, false, 101, 02);
+	one(&sc, T0 + 10 * US, 1, IORING_OP_SEND, 10, 32, T0 + 15 * US, 32, 0x100);
+	one(&sc, T0 + 20 * US, 2, IORING_OP_RECV, 11, 64, T0 + 25 * US, 32, 0x101);
+	for (uint64_t i = 0; i < 4; i++) {
+		struct ev_submit e = {
+			SYNTH_HDR(EV_SUBMIT, T0 + (30 + 10 * i) * US, PID, PID),
+			.opcode = reqs[i].op, .sqe_flags = reqs[i].sqe_flags, .ring = RING,
+			.req = 3 + i, .user_data = 3 + i, .req_flags = reqs[i].sqe_flags,
+			.fd = i == 3 ? 11 : 10, .len = reqs[i].len, .ioprio = reqs[i].ioprio,
+		};
+
+		e.flags = EVF_SQE_VALID;
+		synth_emit(sc.s, sc.cpu, &e, sizeof(e));
+		done_file(&sc, T0 + (35 + 10 * i) * US, 3 + i, 0, i == 3 ? 0x101 : 0x100);
+	}
+	scen_finish(&sc);
+	ck_assert_int_eq(plan_read(&p, sc.path, true), 0);
+	ck_assert_uint_eq(p.replayed, 0);
+	ck_assert_str_eq(skip_of(&p, 1), "socket: another request on it is not replayed, so neither is its data flow");
+	ck_assert_str_eq(skip_of(&p, 2), skip_of(&p, 1));
+	ck_assert_str_eq(skip_of(&p, 3), "multishot receive: its provided buffers are not replayed");
+	ck_assert_str_eq(skip_of(&p, 4), "provided buffers (IOSQE_BUFFER_SELECT) are not replayed");
+	ck_assert_str_eq(skip_of(&p, 5), "multishot POLL_ADD: it ends only by a POLL_REMOVE or cancellation, not replayed");
+	ck_assert_str_eq(skip_of(&p, 6), "the log does not hold its second file (sqe->splice_fd_in)");
+	plan_free(&p);
+	scen_free(&sc);
+}
+END_TEST
+
 /* A log before format 3.1 names no files: its RECVs and poll-armed reads
  * are on pipes or sockets that cannot be told. */
 START_TEST(test_no_identity)
@@ -373,6 +423,7 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_pipes);
 	tcase_add_test(tc, test_sockets);
 	tcase_add_test(tc, test_socket_eof);
+	tcase_add_test(tc, test_stream_skips);
 	tcase_add_test(tc, test_no_identity);
 	suite_add_tcase(s, tc);
 	return s;
