@@ -222,7 +222,7 @@ static void fio_request(struct output *o, const struct model_request *r)
 	if (f->oom)
 		return;
 	why = fio_action(f, r, &act, &off, &len);
-	if (!why && !replay_key_of(r, &key))
+	if (!why && !replay_key_of(r, &key, false))
 		why = "no file descriptor recorded";
 	if (why) {
 		skip(f, r->opcode, why);

@@ -11,13 +11,18 @@
 #define KEY_IDENTIFIED		(1ull << 63)
 
 /* Only files whose data a replay can stand in for are told by identity:
- * a pipe, socket or eventfd is its descriptor. */
-static bool replayable_file(const struct model_file *f)
+ * regular files and block devices, and with streams pipes and sockets
+ * (uring-replay makes its own); an eventfd is its descriptor. */
+static bool replayable_file(const struct model_file *f, bool streams)
 {
-	return f && f->ino && (f->type == FILE_REGULAR || f->type == FILE_BLOCK);
+	if (!f || !f->ino)
+		return false;
+	if (f->type == FILE_REGULAR || f->type == FILE_BLOCK)
+		return true;
+	return streams && (f->type == FILE_PIPE || f->type == FILE_SOCKET);
 }
 
-bool replay_key_of(const struct model_request *r, struct replay_key *k)
+bool replay_key_of(const struct model_request *r, struct replay_key *k, bool streams)
 {
 	const struct model_file *f = r->file;
 
@@ -31,13 +36,16 @@ bool replay_key_of(const struct model_request *r, struct replay_key *k)
 		/* The submitter's fd table (an SQPOLL thread shares its owner's). */
 		k->pid = r->submit_pid ? r->submit_pid : r->ring->pid;
 	}
-	if (replayable_file(f)) {
+	if (f && f->ino && !replayable_file(f, streams))
+		k->kind = RK_OTHER;
+	if (replayable_file(f, streams)) {
 		size_t n = f->path ? strlen(f->path) : 0;
 
 		k->identified = true;
 		k->dev_major = f->dev_major;
 		k->dev_minor = f->dev_minor;
 		k->ino = f->ino;
+		k->kind = f->type == FILE_PIPE ? RK_PIPE : f->type == FILE_SOCKET ? RK_SOCKET : RK_FILE;
 		/* keep the end of a long path: the name is what tells files apart */
 		if (n >= sizeof(k->path))
 			snprintf(k->path, sizeof(k->path), "...%s",
@@ -86,7 +94,11 @@ const char *replay_key_name(const struct replay_key *k, char *buf)
 {
 	char base[25];
 
-	if (k->identified) {
+	if (k->identified && k->kind != RK_FILE) {
+		/* "pipe:[123]" says no more than the inode number */
+		snprintf(buf, REPLAY_KEY_NAME_LEN, "%s-d%" PRIu32 ".%" PRIu32 "-i%" PRIu64,
+			 k->kind == RK_PIPE ? "pipe" : "socket", k->dev_major, k->dev_minor, k->ino);
+	} else if (k->identified) {
 		size_t n = safe_basename(k->path, base, sizeof(base) - 1);
 
 		snprintf(buf, REPLAY_KEY_NAME_LEN, "%s%sd%" PRIu32 ".%" PRIu32 "-i%" PRIu64,

@@ -13,6 +13,11 @@
  * opens of one file are then two keys, and an fd number reused for
  * another file is one).  Everything downstream compares and names keys
  * only through the functions below.
+ *
+ * With streams (uring-replay), a pipe or socket the log names is told by
+ * its inode too: both ends of a pipe are one key (one pipefs inode), each
+ * end of a socket pair its own.  Without (--format=fio, which cannot
+ * stand in for them) they stay descriptors.
  */
 #ifndef RINGSIDE_REPLAY_KEY_H
 #define RINGSIDE_REPLAY_KEY_H
@@ -25,6 +30,13 @@
 
 #define REPLAY_KEY_PATH_LEN 128
 
+enum replay_kind {
+	RK_FILE = 0,			/* regular file, block device, or unnamed */
+	RK_PIPE,			/* pipe or FIFO (identified, with streams) */
+	RK_SOCKET,			/* socket (identified, with streams) */
+	RK_OTHER,			/* named, but none of those: eventfd, ... */
+};
+
 struct replay_key {
 	uint32_t pid;			/* fd's process; 0 for a fixed file */
 	unsigned ring;			/* fixed file: ring number; else 0 */
@@ -34,10 +46,12 @@ struct replay_key {
 	uint32_t dev_major, dev_minor;
 	uint64_t ino;
 	char path[REPLAY_KEY_PATH_LEN];	/* as recorded, cut to fit */
+	enum replay_kind kind;
 };
 
-/* The file r used; false when r names none (SQE not read, fd < 0). */
-bool replay_key_of(const struct model_request *r, struct replay_key *k);
+/* The file r used; false when r names none (SQE not read, fd < 0).
+ * streams: identify pipes and sockets by inode too (see above). */
+bool replay_key_of(const struct model_request *r, struct replay_key *k, bool streams);
 
 /* Two 64-bit words that identify k (for hmap). */
 void replay_key_words(const struct replay_key *k, uint64_t *a, uint64_t *b);

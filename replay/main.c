@@ -28,11 +28,18 @@ static const char doc[] =
 	"per recorded file; then it reports the fidelity."
 	"\v"
 	"Replayed: NOP, READ, WRITE, READV, WRITEV, READ_FIXED, WRITE_FIXED, FSYNC,\n"
-	"SYNC_FILE_RANGE, TIMEOUT, LINK_TIMEOUT.  Everything else is counted as not\n"
-	"replayed, with the reason, and so is a whole link chain with such a member.\n"
-	"Files are named as the log identifies them: p<PID>-fd<FD>, ring<N>-fixed<I>\n"
-	"(--dry-run lists them).  Nothing is written outside the scratch directory\n"
-	"and the --map targets; the log holds no data, so writes write zeros.\n"
+	"SYNC_FILE_RANGE, TIMEOUT, LINK_TIMEOUT; on pipes and sockets whose data\n"
+	"flow the recording holds whole (format 3.1 logs) also SEND, RECV, SENDMSG,\n"
+	"RECVMSG, one-shot POLL_ADD and SHUTDOWN, over a pipe or socketpair of its\n"
+	"own: a pipe when its io_uring reads got exactly what its io_uring writes\n"
+	"put, a socket when exactly one other socket received what it sent and\n"
+	"sent what it received.  Everything else is counted as not replayed, with\n"
+	"the reason, and so is a whole link chain with such a member.  Files are\n"
+	"named as the log identifies them: NAME-dMAJ.MIN-iINO, pipe-d..-i..,\n"
+	"socket-d..-i.., p<PID>-fd<FD>, ring<N>-fixed<I> (--dry-run lists them).\n"
+	"Nothing is written outside the scratch directory, the --map targets and\n"
+	"its own pipes and sockets; the log holds no data, so writes write zeros.\n"
+	"What is still in flight 5 s after the recording's span is cancelled.\n"
 	"\n"
 	"Exit status: 0 replayed, 1 the log or a target could not be used, 2 bad\n"
 	"command line.";
@@ -216,9 +223,17 @@ static void dry_run(const struct plan *p)
 			       p->rings[i].created ? "created in the recording" : "open before it",
 			       p->rings[i].setup_flags, p->rings[i].sq_entries);
 	for (size_t i = 0; i < p->ntargets; i++) {
-		replay_key_describe(&p->targets[i].key, desc, sizeof(desc));
-		printf("file %s: %s, extent %llu bytes\n", p->targets[i].name, desc,
-		       (unsigned long long)p->targets[i].extent);
+		const struct plan_target *t = &p->targets[i];
+
+		replay_key_describe(&t->key, desc, sizeof(desc));
+		if (t->key.kind == RK_FILE)
+			printf("file %s: %s, extent %llu bytes\n", t->name, desc,
+			       (unsigned long long)t->extent);
+		else if (t->used && t->key.kind == RK_PIPE)
+			printf("pipe %s: %s\n", t->name, desc);
+		else if (t->used && t->peer != UINT32_MAX)
+			printf("socket %s: %s, paired with %s\n", t->name, desc,
+			       p->targets[t->peer].name);
 	}
 	printf("%llu requests in %zu submissions would be replayed, %llu not:\n",
 	       (unsigned long long)p->replayed, p->nsteps, (unsigned long long)p->skipped);

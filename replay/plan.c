@@ -1,27 +1,48 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pipeline.h"
 #include "hmap.h"
+#include "log_reader.h"
 #include "convert_opts.h"
 #include "output.h"
 #include "plan.h"
 #include "uring.h"
 
-/* The recorded opcode's name (the log's own table) -> the host's opcode. */
-static const struct { const char *name; enum plan_op op; uint8_t host; } ops[] = {
-	{ "NOP", POP_NOP, IORING_OP_NOP },
-	{ "READ", POP_RW, IORING_OP_READ }, { "WRITE", POP_RW, IORING_OP_WRITE },
-	{ "READ_FIXED", POP_RW_FIXED, IORING_OP_READ_FIXED },
-	{ "WRITE_FIXED", POP_RW_FIXED, IORING_OP_WRITE_FIXED },
-	{ "READV", POP_RWV, IORING_OP_READV }, { "WRITEV", POP_RWV, IORING_OP_WRITEV },
-	{ "FSYNC", POP_FSYNC, IORING_OP_FSYNC },
-	{ "SYNC_FILE_RANGE", POP_SYNC_RANGE, IORING_OP_SYNC_FILE_RANGE },
-	{ "TIMEOUT", POP_TIMEOUT, IORING_OP_TIMEOUT },
-	{ "LINK_TIMEOUT", POP_LINK_TIMEOUT, IORING_OP_LINK_TIMEOUT },
+/*
+ * The recorded opcode's name (the log's own table) -> the host's opcode;
+ * stream: only on a pipe or socket (streams.c decides which are replayed).
+ */
+static const struct {
+	const char *name;
+	enum plan_op op;
+	uint8_t host;
+	enum plan_dir dir;
+	bool stream;
+} ops[] = {
+	{ "NOP", POP_NOP, IORING_OP_NOP, PDIR_NONE, false },
+	{ "READ", POP_RW, IORING_OP_READ, PDIR_OUT, false },
+	{ "WRITE", POP_RW, IORING_OP_WRITE, PDIR_IN, false },
+	{ "READ_FIXED", POP_RW_FIXED, IORING_OP_READ_FIXED, PDIR_OUT, false },
+	{ "WRITE_FIXED", POP_RW_FIXED, IORING_OP_WRITE_FIXED, PDIR_IN, false },
+	{ "READV", POP_RWV, IORING_OP_READV, PDIR_OUT, false },
+	{ "WRITEV", POP_RWV, IORING_OP_WRITEV, PDIR_IN, false },
+	{ "FSYNC", POP_FSYNC, IORING_OP_FSYNC, PDIR_NONE, false },
+	{ "SYNC_FILE_RANGE", POP_SYNC_RANGE, IORING_OP_SYNC_FILE_RANGE, PDIR_NONE, false },
+	{ "TIMEOUT", POP_TIMEOUT, IORING_OP_TIMEOUT, PDIR_NONE, false },
+	{ "LINK_TIMEOUT", POP_LINK_TIMEOUT, IORING_OP_LINK_TIMEOUT, PDIR_NONE, false },
+	{ "SEND", POP_NET, IORING_OP_SEND, PDIR_IN, true },
+	{ "RECV", POP_NET, IORING_OP_RECV, PDIR_OUT, true },
+	{ "SENDMSG", POP_MSG, IORING_OP_SENDMSG, PDIR_IN, true },
+	{ "RECVMSG", POP_MSG, IORING_OP_RECVMSG, PDIR_OUT, true },
+	{ "POLL_ADD", POP_POLL, IORING_OP_POLL_ADD, PDIR_NONE, true },
+	{ "SHUTDOWN", POP_SHUTDOWN, IORING_OP_SHUTDOWN, PDIR_NONE, true },
 };
+
+#define OPS_N (sizeof(ops) / sizeof(ops[0]))
 
 struct rec_sys {
 	uint64_t id, ts;
@@ -83,25 +104,62 @@ static void plan_ring_cb(struct output *o, const struct model_ring *r)
 	}
 }
 
+/* Why the opcode named name is never replayed, or NULL. */
+static const char *opcode_skip(const char *name)
+{
+	if (!strcmp(name, "FALLOCATE"))
+		return "the log does not hold a fallocate's length (sqe->addr)";
+	if (!strcmp(name, "SPLICE") || !strcmp(name, "TEE"))
+		return "the log does not hold its second file (sqe->splice_fd_in)";
+	return "outside the replayer's scope (file, block, pipe and socket I/O, NOP, timeout, fsync)";
+}
+
+/* Why a pipe or socket request r cannot be prepared, or NULL. */
+static const char *stream_skip(const struct model_request *r, const struct plan_req *q)
+{
+	if (q->op == POP_POLL) {
+		if (r->len & IORING_POLL_ADD_MULTI)
+			return "multishot POLL_ADD: it ends only by a POLL_REMOVE or cancellation, not replayed";
+		if (r->len)
+			return "POLL_ADD that updates another poll (the log does not hold which)";
+		return NULL;
+	}
+	if ((q->op == POP_NET || q->op == POP_MSG) && q->dir == PDIR_OUT &&
+	    (r->ioprio & IORING_RECV_MULTISHOT))
+		return "multishot receive: its provided buffers are not replayed";
+	if (r->sqe_flags & IOSQE_BUFFER_SELECT)
+		return "provided buffers (IOSQE_BUFFER_SELECT) are not replayed";
+	if (q->op == POP_MSG && (!r->complete_ts || r->res <= 0))
+		return "sendmsg/recvmsg: byte count known only from a successful completion";
+	return NULL;
+}
+
 /* Why r cannot be replayed, or NULL; sets what the SQE needs. */
 static const char *classify(struct plan *p, const struct model_request *r, struct plan_req *q)
 {
 	const char *name = p->opnames[r->opcode];
 	size_t i;
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+	for (i = 0; i < OPS_N; i++)
 		if (!strcmp(name, ops[i].name))
 			break;
-	if (!strcmp(name, "FALLOCATE"))
-		return "the log does not hold a fallocate's length (sqe->addr)";
-	if (i == sizeof(ops) / sizeof(ops[0]))
-		return "outside the replayer's scope (file, block, NOP, timeout, fsync)";
+	if (i == OPS_N)
+		return opcode_skip(name);
 	q->op = ops[i].op;
 	q->host_opcode = ops[i].host;
+	q->dir = ops[i].dir;
 	if (!r->submit_ts || r->status == REQ_IN_FLIGHT_AT_START)
 		return "submitted before the recording started";
 	if (!r->sqe_fields_valid)
 		return "its SQE was not recorded";
+	if (ops[i].stream || (r->sqe_flags & IOSQE_BUFFER_SELECT)) {
+		const char *why = stream_skip(r, q);
+
+		if (why)
+			return why;
+		if (q->op == POP_MSG)
+			q->bytes = (uint32_t)r->res;
+	}
 	switch (q->op) {
 	case POP_NOP:
 		return r->op_flags ? "NOP with flags" : NULL;
@@ -125,33 +183,102 @@ static const char *classify(struct plan *p, const struct model_request *r, struc
 	return NULL;
 }
 
+/* Why a request on a file of kind k cannot be replayed there, or NULL. */
+static const char *kind_skip(const struct plan *p, const struct model_request *r,
+			     const struct plan_req *q, const struct replay_key *k)
+{
+	bool stream_op = q->op == POP_NET || q->op == POP_MSG || q->op == POP_POLL ||
+			 q->op == POP_SHUTDOWN;
+
+	if (k->kind == RK_OTHER)
+		return "its file is not a regular file, block device, pipe or socket (eventfd, ...)";
+	if (k->kind == RK_PIPE || k->kind == RK_SOCKET) {
+		if (k->kind == RK_PIPE && (q->op == POP_NET || q->op == POP_MSG ||
+					   q->op == POP_SHUTDOWN))
+			return "a socket request on a pipe";
+		return NULL;
+	}
+	/* Pipe and socket requests need the file's identity: both ends of a
+	 * pair are told apart, and matched, by inode (streams.c).  Without
+	 * it, a read or write that armed a poll was on one: a regular file
+	 * or block device never has to wait for readiness. */
+	if (!stream_op && !r->poll_arm_ts)
+		return NULL;
+	if (!p->identity)
+		return "pipe or socket: the log does not identify files (format before 3.1)";
+	if (!r->file)
+		return "pipe or socket: the log does not name its file (no completion named it)";
+	if (!stream_op)
+		return NULL;
+	return "POLL_ADD, SHUTDOWN or socket request on a regular file or block device";
+}
+
+/* The target of key, added on first use; UINT32_MAX out of memory. */
+static uint32_t target_of(struct plan_out *po, const struct replay_key *key)
+{
+	struct plan *p = po->p;
+	struct plan_target *t;
+	uintptr_t v;
+	uint64_t a, b;
+
+	replay_key_words(key, &a, &b);
+	v = (uintptr_t)hmap_get(&po->target_map, a, b);
+	if (v)
+		return (uint32_t)(v - 1);
+	if (!grow((void **)&p->targets, &po->targetcap, p->ntargets + 1, sizeof(*t)) ||
+	    hmap_put(&po->target_map, a, b, (void *)(uintptr_t)(p->ntargets + 1))) {
+		po->oom = true;
+		return UINT32_MAX;
+	}
+	t = &p->targets[p->ntargets++];
+	*t = (struct plan_target){ .key = *key, .fd = -1, .fd2 = -1, .peer = UINT32_MAX };
+	replay_key_name(key, t->name);
+	return (uint32_t)(p->ntargets - 1);
+}
+
+/*
+ * A request that is not replayed on a pipe or socket: what it did to the
+ * data flow is not replayed either, so neither is the rest (streams.c).
+ */
+static void taint_stream(struct plan_out *po, const struct model_request *r)
+{
+	struct replay_key key;
+	uint32_t t;
+
+	if (!r->sqe_fields_valid || !replay_key_of(r, &key, true) ||
+	    (key.kind != RK_PIPE && key.kind != RK_SOCKET))
+		return;
+	t = target_of(po, &key);
+	if (t != UINT32_MAX)
+		po->p->targets[t].tainted = true;
+}
+
 /* The target of r's file, added on first use; NULL or why there is none. */
 static const char *plan_target(struct plan_out *po, const struct model_request *r,
 			       struct plan_req *q)
 {
 	struct plan *p = po->p;
 	struct replay_key key;
-	uintptr_t v;
-	uint64_t a, b;
+	const char *why;
 
-	if (!replay_key_of(r, &key))
+	if (!replay_key_of(r, &key, true))
 		return "no file descriptor";
-	replay_key_words(&key, &a, &b);
-	v = (uintptr_t)hmap_get(&po->target_map, a, b);
-	if (!v) {
-		struct plan_target *t;
+	why = kind_skip(p, r, q, &key);
+	if (why)
+		return why;
+	q->target = target_of(po, &key);
+	if (q->target == UINT32_MAX)
+		return "out of memory";
+	if (key.kind == RK_PIPE || key.kind == RK_SOCKET) {
+		struct plan_target *t = &p->targets[q->target];
+		uint32_t acc = r->file->f_flags & O_ACCMODE;
 
-		if (!grow((void **)&p->targets, &po->targetcap, p->ntargets + 1, sizeof(*t)) ||
-		    hmap_put(&po->target_map, a, b, (void *)(uintptr_t)(p->ntargets + 1))) {
-			po->oom = true;
-			return "out of memory";
-		}
-		t = &p->targets[p->ntargets++];
-		*t = (struct plan_target){ .key = key, .fd = -1 };
-		replay_key_name(&key, t->name);
-		v = p->ntargets;
+		/* A pipe end is O_RDONLY or O_WRONLY (pipe(7)); an end opened
+		 * O_RDWR (a FIFO) by which way the request moves data. */
+		q->end_write = key.kind == RK_PIPE &&
+			       (acc == O_WRONLY || (acc == O_RDWR && q->dir == PDIR_IN));
+		t->nonblock[q->end_write] = r->file->f_flags & O_NONBLOCK;
 	}
-	q->target = (uint32_t)(v - 1);
 	return NULL;
 }
 
@@ -189,6 +316,8 @@ static void plan_request_cb(struct output *o, const struct model_request *r)
 	if (!q->skip && q->op != POP_NOP && q->op != POP_TIMEOUT && q->op != POP_LINK_TIMEOUT &&
 	    (r->fd >= 0 || (r->sqe_flags & IOSQE_FIXED_FILE)))
 		q->skip = plan_target(po, r, q);
+	if (q->skip)
+		taint_stream(po, r);
 }
 
 static void plan_syscall_cb(struct output *o, const struct model_syscall *s)
@@ -217,6 +346,9 @@ static int plan_begin_cb(struct output *o, const struct output_meta *meta, char 
 
 	(void)err;
 	(void)errlen;
+	/* EV_FILE records, and completions naming files, since format 3.1 */
+	p->identity = meta->info && (meta->info->major > 3 ||
+				     (meta->info->major == 3 && meta->info->minor >= 1));
 	for (unsigned op = 0; op < 256; op++)
 		snprintf(p->opnames[op], sizeof(p->opnames[op]), "%s",
 			 names_opcode(meta->names, op, buf));
@@ -302,19 +434,23 @@ static void plan_sizes(struct plan *p)
 	for (size_t i = 0; i < p->nreqs; i++) {
 		struct plan_req *q = &p->reqs[i];
 		struct plan_ring *r = &p->rings[q->ring - 1];
-		uint32_t bytes = q->op == POP_RWV ? q->bytes : q->len;
+		uint32_t bytes = q->op == POP_RWV || q->op == POP_MSG ? q->bytes : q->len;
+		struct plan_target *t = q->target != UINT32_MAX ? &p->targets[q->target] : NULL;
 
 		if (q->skip) {
 			count_skip(p, q->opcode, q->skip);
 			continue;
 		}
 		p->replayed++;
-		if (q->op == POP_RW || q->op == POP_RW_FIXED || q->op == POP_RWV) {
+		if (t)
+			t->used = true;
+		if (q->op == POP_RW || q->op == POP_RW_FIXED || q->op == POP_RWV ||
+		    q->op == POP_NET || q->op == POP_MSG) {
 			if (bytes > p->max_len)
 				p->max_len = bytes;
-			if (q->off != UINT64_MAX && q->target != UINT32_MAX &&
-			    q->off + bytes > p->targets[q->target].extent)
-				p->targets[q->target].extent = q->off + bytes;
+			if (q->off != UINT64_MAX && t && t->key.kind == RK_FILE &&
+			    q->off + bytes > t->extent)
+				t->extent = q->off + bytes;
 		}
 		if (q->target != UINT32_MAX && (q->sqe_flags & IOSQE_FIXED_FILE) &&
 		    q->fd >= 0 && (uint32_t)q->fd + 1 > r->max_fixed_file)
@@ -420,7 +556,8 @@ static int plan_steps(struct plan_out *po)
 	/* Sort the steps, then lay the requests out step by step. */
 	for (size_t i = 0; i < p->nsteps; i++)
 		p->steps[i].err_ns = (int64_t)i;	/* old index, for step_of */
-	qsort(p->steps, p->nsteps, sizeof(*p->steps), by_step_ts);
+	if (p->nsteps)		/* qsort(NULL, 0): undefined */
+		qsort(p->steps, p->nsteps, sizeof(*p->steps), by_step_ts);
 	fill = calloc(p->nsteps + 1, sizeof(*fill));
 	p->order = calloc(p->replayed ? p->replayed : 1, sizeof(*p->order));
 	if (!fill || !p->order) {
@@ -489,6 +626,7 @@ int plan_read(struct plan *p, const char *log, bool quiet)
 {
 	struct plan_out po = { .base.ops = &plan_ops, .p = p };
 	struct options o = { .log_path = log, .quiet = quiet };
+	size_t marked;
 	int ret = 1;
 
 	memset(p, 0, sizeof(*p));
@@ -496,9 +634,17 @@ int plan_read(struct plan *p, const char *log, bool quiet)
 	if (read_log(&o, &po.base))
 		goto out;
 	/* Requests come in order of completion: submission order it is. */
-	qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
-	if (skip_broken_chains(p))
-		goto oom;
+	if (p->nreqs)
+		qsort(p->reqs, p->nreqs, sizeof(*p->reqs), by_submit);
+	/* A chain left out may take a pipe's writer with it, and a pipe left
+	 * out a chain's member: until neither leaves out more. */
+	do {
+		if (skip_broken_chains(p))
+			goto oom;
+		marked = plan_streams(p);
+		if (marked == SIZE_MAX)
+			goto oom;
+	} while (marked);
 	plan_sizes(p);
 	if (plan_steps(&po))
 		goto oom;

@@ -20,12 +20,21 @@
 enum plan_op {			/* what the replayer knows how to prepare */
 	POP_NOP, POP_RW, POP_RW_FIXED, POP_RWV, POP_FSYNC, POP_SYNC_RANGE,
 	POP_TIMEOUT, POP_LINK_TIMEOUT,
+	POP_NET,			/* SEND, RECV: buffer, length, msg flags */
+	POP_MSG,			/* SENDMSG, RECVMSG: a msghdr of one iovec */
+	POP_POLL,			/* one-shot POLL_ADD */
+	POP_SHUTDOWN,
 };
+
+/* Which way a request moves data through its file. */
+enum plan_dir { PDIR_NONE, PDIR_IN, PDIR_OUT };	/* IN: write, send */
 
 struct plan_req {
 	uint64_t id;			/* the model's request id */
 	unsigned ring;			/* ring number */
 	enum plan_op op;
+	enum plan_dir dir;
+	bool end_write;			/* pipe: on its write end */
 	uint8_t opcode, host_opcode, sqe_flags;
 	uint16_t ioprio, buf_index;
 	uint32_t op_flags, len;
@@ -69,11 +78,16 @@ struct plan_ring {
 };
 
 struct plan_target {
-	struct replay_key key;
+	struct replay_key key;		/* key.kind: file, pipe or socket */
 	char name[REPLAY_KEY_NAME_LEN];
 	uint64_t extent;
 	const char *path;		/* mapped (--map) or NULL: scratch */
-	int fd;
+	int fd;				/* a pipe's read end */
+	int fd2;			/* a pipe's write end; -1 */
+	uint32_t peer;			/* a socket's pair (streams.c); UINT32_MAX */
+	bool nonblock[2];		/* O_NONBLOCK as recorded: fd, fd2 */
+	bool used;			/* a replayed request uses it */
+	bool tainted;			/* a request on it is not replayed */
 };
 
 struct plan_skip {
@@ -96,9 +110,17 @@ struct plan {
 	struct plan_skip *skips;
 	size_t nskips;
 	uint64_t skipped, replayed;
+	bool identity;			/* the log names files (format 3.1) */
 	uint32_t max_len;
 	char opnames[256][NAMES_MAX_LEN];	/* as the log names them */
 };
+
+/*
+ * Pipes and sockets whose data flow the recording holds whole (streams.c):
+ * the others' requests get their reason, the pairs their peer.  Returns
+ * how many requests it marked, SIZE_MAX when out of memory.
+ */
+size_t plan_streams(struct plan *p);
 
 /* Read log into p; returns 0, or 1 after one error line on stderr. */
 int plan_read(struct plan *p, const char *log, bool quiet);

@@ -50,6 +50,36 @@ static void latency_row(const struct plan *p, uint8_t op, int64_t *rec, int64_t 
 	       (double)quantile(rep, nrep, 0.5) / 1e3, (double)quantile(rep, nrep, 0.99) / 1e3);
 }
 
+/*
+ * Pipes and sockets: a read's byte count depends on what was written by
+ * then, so whether each request got its recorded result is the measure.
+ */
+static void streams_line(const struct plan *p)
+{
+	size_t pipes = 0, pairs = 0, n = 0, same = 0;
+
+	for (size_t i = 0; i < p->ntargets; i++) {
+		const struct plan_target *t = &p->targets[i];
+
+		if (!t->used)
+			continue;
+		pipes += t->key.kind == RK_PIPE;
+		pairs += t->key.kind == RK_SOCKET && t->peer > i;
+	}
+	for (size_t i = 0; i < p->nreqs; i++) {
+		const struct plan_req *q = &p->reqs[i];
+		const struct plan_target *t = q->target != UINT32_MAX ? &p->targets[q->target] : NULL;
+
+		if (q->skip || !t || (t->key.kind != RK_PIPE && t->key.kind != RK_SOCKET))
+			continue;
+		n++;
+		same += q->r_done && q->complete_ts && q->r_res == q->res;
+	}
+	if (n)
+		printf("pipes and sockets: %zu requests on %zu pipes and %zu socket pairs, %zu with the recorded result\n",
+		       n, pipes, pairs, same);
+}
+
 int report_replay(const struct plan *p, const char *log, bool paced, uint64_t unfinished)
 {
 	int64_t *v = malloc((p->nreqs + p->nsteps + 1) * sizeof(*v) * 2);
@@ -92,8 +122,9 @@ int report_replay(const struct plan *p, const char *log, bool paced, uint64_t un
 	}
 	printf("results: %zu requests succeeded where the recording failed, or failed where it succeeded\n",
 	       results);
+	streams_line(p);
 	if (unfinished)
-		printf("unfinished: %" PRIu64 " requests had not completed 30 s after the last submission\n",
+		printf("unfinished: %" PRIu64 " requests had not completed 5 s after the recording's span (scaled) and the last submission: cancelled\n",
 		       unfinished);
 	printf("latency (us)          requests  recorded p50  p99    replayed p50  p99\n");
 	for (unsigned op = 0; op < 256; op++)

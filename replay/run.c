@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -31,7 +32,9 @@
 			IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL)
 #define ENTER_KEEP (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT)
 #define DEFAULT_ENTRIES 128
-#define DRAIN_LIMIT_NS 30000000000ull
+/* After the recording's span (scaled), what is still in flight has that
+ * long to complete; then it is cancelled, and has that long again. */
+#define GRACE_NS 5000000000ull
 
 struct rring {
 	struct uring u;
@@ -49,7 +52,9 @@ struct run {
 	void *buf;			/* data of reads and writes */
 	struct iovec *iov;		/* vectored requests, by order index */
 	struct __kernel_timespec *ts;	/* timeouts, by order index */
+	struct msghdr *msg;		/* SENDMSG, RECVMSG, by order index */
 	size_t *iov_at;
+	uint64_t deadline;		/* no wait goes past it */
 };
 
 static uint64_t now_ns(void)
@@ -58,6 +63,12 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The descriptor q works on: a pipe's request on its recorded end. */
+static int target_fd(const struct plan_target *t, const struct plan_req *q)
+{
+	return t->key.kind == RK_PIPE && q->end_write ? t->fd2 : t->fd;
 }
 
 static int register_tables(struct run *x, struct rring *rr, const struct plan_ring *pr)
@@ -79,7 +90,7 @@ static int register_tables(struct run *x, struct rring *rr, const struct plan_ri
 			if (!q->skip && q->ring == pr->number && q->target != UINT32_MAX &&
 			    (q->sqe_flags & IOSQE_FIXED_FILE) && q->fd >= 0 &&
 			    (uint32_t)q->fd < pr->max_fixed_file)
-				fds[q->fd] = p->targets[q->target].fd;
+				fds[q->fd] = target_fd(&p->targets[q->target], q);
 		}
 		ret = uring_register(&rr->u, IORING_REGISTER_FILES, fds, pr->max_fixed_file);
 		free(fds);
@@ -155,7 +166,7 @@ static void prep(struct run *x, struct io_uring_sqe *sqe, size_t idx, size_t pos
 	sqe->user_data = idx + 1;
 	sqe->fd = -1;		/* also a recorded negative fd: EBADF again */
 	if (t)
-		sqe->fd = (q->sqe_flags & IOSQE_FIXED_FILE) ? q->fd : t->fd;
+		sqe->fd = (q->sqe_flags & IOSQE_FIXED_FILE) ? q->fd : target_fd(t, q);
 	switch (q->op) {
 	case POP_NOP:
 		break;
@@ -195,6 +206,33 @@ static void prep(struct run *x, struct io_uring_sqe *sqe, size_t idx, size_t pos
 		sqe->off = q->off;
 		sqe->len = q->len;
 		sqe->sync_range_flags = q->op_flags;
+		break;
+	case POP_NET:		/* the same union members as a read's */
+		sqe->addr = (uintptr_t)x->buf;
+		sqe->len = q->len;
+		sqe->off = q->off;
+		sqe->msg_flags = q->op_flags;
+		break;
+	case POP_MSG: {
+		struct iovec *iov = x->iov + x->iov_at[pos];
+
+		/* One iovec of the recorded result's bytes: the msghdr behind
+		 * sqe->addr is not in the log. */
+		iov->iov_base = x->buf;
+		iov->iov_len = q->bytes;
+		x->msg[pos] = (struct msghdr){ .msg_iov = iov, .msg_iovlen = 1 };
+		sqe->addr = (uintptr_t)&x->msg[pos];
+		sqe->len = q->len;
+		sqe->off = q->off;
+		sqe->msg_flags = q->op_flags;
+		break;
+	}
+	case POP_POLL:
+		sqe->poll32_events = q->op_flags;
+		sqe->len = q->len;
+		break;
+	case POP_SHUTDOWN:
+		sqe->len = q->len;
 		break;
 	case POP_TIMEOUT:
 	case POP_LINK_TIMEOUT: {
@@ -309,8 +347,11 @@ static void run_step(struct run *x, struct plan_step *s, uint64_t target)
 	/* Never wait for more than can come: what is in flight. */
 	min = s->min_complete < rr->inflight ? s->min_complete : rr->inflight;
 	if (!(rr->flags & IORING_SETUP_SQPOLL) || n || min) {
-		int ret = uring_enter(&rr->u, (rr->flags & IORING_SETUP_SQPOLL) ? 0 : n, min,
-				      s->flags & ENTER_KEEP);
+		uint64_t now = now_ns();
+		/* A read whose data never comes must not hold the replay. */
+		int ret = uring_enter_timeout(&rr->u, (rr->flags & IORING_SETUP_SQPOLL) ? 0 : n,
+					      min, s->flags & ENTER_KEEP,
+					      x->deadline > now ? x->deadline - now : 1);
 
 		if (!s->ret)
 			s->ret = (rr->flags & IORING_SETUP_SQPOLL) ? (int)n : ret;
@@ -318,11 +359,11 @@ static void run_step(struct run *x, struct plan_step *s, uint64_t target)
 	reap(x, rr);
 }
 
-/* Wait for what is in flight, bounded: a request may never complete. */
-static uint64_t drain(struct run *x)
+/* Wait until limit for what is in flight; returns how many still are. */
+static uint64_t drain_until(struct run *x, uint64_t limit)
 {
-	uint64_t limit = now_ns() + DRAIN_LIMIT_NS, left;
 	struct timespec pause = { 0, 50000 };
+	uint64_t left;
 
 	do {
 		left = 0;
@@ -341,6 +382,35 @@ static uint64_t drain(struct run *x)
 	return left;
 }
 
+/*
+ * Wait for what is in flight until the deadline: a request may never
+ * complete (a read whose data never came).  Then cancel everything still
+ * in flight (IORING_ASYNC_CANCEL_ANY, 5.19) and give it the grace again.
+ * Returns how many were still in flight at the deadline.
+ */
+static uint64_t drain(struct run *x)
+{
+	uint64_t left = drain_until(x, x->deadline);
+
+	if (!left)
+		return 0;
+	for (size_t i = 0; i < x->p->nrings; i++) {
+		struct rring *rr = &x->rings[i];
+		struct io_uring_sqe *sqe;
+
+		if (!rr->up || !rr->inflight || !(sqe = uring_get_sqe(&rr->u)))
+			continue;
+		sqe->opcode = IORING_OP_ASYNC_CANCEL;
+		sqe->fd = -1;
+		sqe->cancel_flags = IORING_ASYNC_CANCEL_ANY;
+		sqe->user_data = 0;	/* not a request of the plan */
+		uring_publish(&rr->u);
+		uring_enter(&rr->u, 1, 0, 0);
+	}
+	drain_until(x, now_ns() + GRACE_NS);
+	return left;
+}
+
 static int run_alloc(struct run *x)
 {
 	struct plan *p = x->p;
@@ -349,7 +419,8 @@ static int run_alloc(struct run *x)
 	x->rings = calloc(p->nrings ? p->nrings : 1, sizeof(*x->rings));
 	x->iov_at = calloc(p->replayed ? p->replayed : 1, sizeof(*x->iov_at));
 	x->ts = calloc(p->replayed ? p->replayed : 1, sizeof(*x->ts));
-	if (!x->rings || !x->iov_at || !x->ts)
+	x->msg = calloc(p->replayed ? p->replayed : 1, sizeof(*x->msg));
+	if (!x->rings || !x->iov_at || !x->ts || !x->msg)
 		return -1;
 	for (size_t pos = 0; pos < p->replayed; pos++) {
 		const struct plan_req *q = &p->reqs[p->order[pos]];
@@ -357,6 +428,8 @@ static int run_alloc(struct run *x)
 		x->iov_at[pos] = niov;
 		if (q->op == POP_RWV)
 			niov += q->len;
+		else if (q->op == POP_MSG)
+			niov++;
 	}
 	x->iov = calloc(niov ? niov : 1, sizeof(*x->iov));
 	if (!x->iov || posix_memalign(&x->buf, 4096, p->max_len > 4096 ? p->max_len : 4096))
@@ -380,7 +453,19 @@ static void run_free(struct run *x)
 	free(x->iov_at);
 	free(x->iov);
 	free(x->ts);
+	free(x->msg);
 	free(x->buf);
+}
+
+/* The last recorded submission or completion of a replayed request. */
+static uint64_t plan_span_end(const struct plan *p)
+{
+	uint64_t end = p->nsteps ? p->steps[p->nsteps - 1].ts : 0;
+
+	for (size_t i = 0; i < p->nreqs; i++)
+		if (!p->reqs[i].skip && p->reqs[i].complete_ts > end)
+			end = p->reqs[i].complete_ts;
+	return end;
 }
 
 int run_plan(struct plan *p, const struct run_options *o)
@@ -402,6 +487,8 @@ int run_plan(struct plan *p, const struct run_options *o)
 	rec0 = p->nsteps ? p->steps[0].ts : 0;
 	/* A millisecond ahead: the first step is on time too. */
 	t0 = now_ns() + 1000000;
+	x.deadline = t0 + (uint64_t)((double)(plan_span_end(p) - rec0) /
+				     (o->no_stall ? 1.0 : o->speed)) + GRACE_NS;
 	for (size_t i = 0; i < p->nsteps; i++) {
 		struct plan_step *s = &p->steps[i];
 		uint64_t target = t0 + (uint64_t)((double)(s->ts - rec0) / o->speed);
@@ -412,6 +499,9 @@ int run_plan(struct plan *p, const struct run_options *o)
 			wait_until(&x, target);
 		run_step(&x, s, target);
 	}
+	/* Later steps may have run late: the grace counts from the last. */
+	if (x.deadline < now_ns() + GRACE_NS)
+		x.deadline = now_ns() + GRACE_NS;
 	left = drain(&x);
 	ret = report_replay(p, o->log, !o->no_stall, left);
 out:

@@ -2,14 +2,16 @@
 /*
  * Where each recorded file is replayed: a scratch file of the recorded
  * extent in the scratch directory (created here, removed at the end), or
- * the path --map NAME=PATH gives.  Nothing else is ever opened for
- * writing: this is what keeps the replay inside its targets.
+ * the path --map NAME=PATH gives; a recorded pipe or socket pair, a pipe
+ * or socketpair made here.  Nothing else is ever opened for writing: this
+ * is what keeps the replay inside its targets.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +65,53 @@ static int open_mapped(struct plan_target *t, const char *path, const struct run
 	return 0;
 }
 
+static bool is_stream(const struct plan_target *t)
+{
+	return t->key.kind == RK_PIPE || t->key.kind == RK_SOCKET;
+}
+
+static int set_nonblock(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 || !on ? fl : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/*
+ * A recorded pipe becomes a pipe, a recorded socket pair a socketpair
+ * (SOCK_STREAM: the log does not hold a socket's type), with O_NONBLOCK
+ * where the recorded end had it.
+ */
+static int open_stream(struct plan *p, struct plan_target *t)
+{
+	int fds[2];
+
+	if (t->fd >= 0 || !t->used)
+		return 0;
+	if (t->key.kind == RK_PIPE) {
+		if (pipe2(fds, O_CLOEXEC))
+			goto fail;
+		t->fd = fds[0];
+		t->fd2 = fds[1];
+		if (set_nonblock(t->fd, t->nonblock[0]) < 0 ||
+		    set_nonblock(t->fd2, t->nonblock[1]) < 0)
+			goto fail;
+		return 0;
+	}
+	if (t->peer == UINT32_MAX || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds))
+		goto fail;
+	t->fd = fds[0];
+	p->targets[t->peer].fd = fds[1];
+	if (set_nonblock(t->fd, t->nonblock[0]) < 0 ||
+	    set_nonblock(fds[1], p->targets[t->peer].nonblock[0]) < 0)
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "uring-replay: %s: cannot make its %s: %s\n", t->name,
+		t->key.kind == RK_PIPE ? "pipe" : "socketpair", strerror(errno));
+	return 1;
+}
+
 int targets_open(struct plan *p, const struct run_options *o)
 {
 	for (size_t i = 0; i < o->nmaps; i++) {
@@ -88,6 +137,16 @@ int targets_open(struct plan *p, const struct run_options *o)
 		const char *path = mapped(o, t->name);
 		char *scratch;
 
+		if (is_stream(t)) {
+			if (path) {
+				fprintf(stderr, "uring-replay: --map %s=%s: a pipe or socket is replayed over its own, not on a file\n",
+					t->name, path);
+				return 1;
+			}
+			if (open_stream(p, t))
+				return 1;
+			continue;
+		}
 		if (path) {
 			if (open_mapped(t, path, o))
 				return 1;
@@ -116,7 +175,10 @@ void targets_close(struct plan *p, const struct run_options *o)
 
 		if (t->fd >= 0)
 			close(t->fd);
-		if (!t->path && t->fd >= 0 && !o->keep &&
+		if (t->fd2 >= 0)
+			close(t->fd2);
+		t->fd2 = -1;
+		if (!t->path && t->fd >= 0 && !o->keep && !is_stream(t) &&
 		    asprintf(&scratch, "%s/%s", o->scratch, t->name) >= 0) {
 			unlink(scratch);
 			free(scratch);

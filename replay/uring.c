@@ -108,6 +108,21 @@ int uring_enter(struct uring *u, unsigned to_submit, unsigned min_complete, unsi
 	return r < 0 ? -errno : (int)r;
 }
 
+int uring_enter_timeout(struct uring *u, unsigned to_submit, unsigned min_complete,
+			unsigned flags, uint64_t timeout_ns)
+{
+	struct __kernel_timespec ts = { (long long)(timeout_ns / 1000000000ull),
+					(long long)(timeout_ns % 1000000000ull) };
+	struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
+	long r;
+
+	if (!(u->p.features & IORING_FEAT_EXT_ARG) || !min_complete)
+		return uring_enter(u, to_submit, min_complete, flags);
+	r = syscall(__NR_io_uring_enter, u->fd, to_submit, min_complete,
+		    flags | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
+	return r < 0 ? -errno : (int)r;
+}
+
 struct io_uring_cqe *uring_peek_cqe(struct uring *u)
 {
 	unsigned head = *u->cq_head;

@@ -28,6 +28,12 @@
 #ifndef IORING_SETUP_DEFER_TASKRUN
 #define IORING_SETUP_DEFER_TASKRUN	(1U << 13)	/* 6.1 */
 #endif
+#ifndef IORING_RECV_MULTISHOT
+#define IORING_RECV_MULTISHOT		(1U << 1)	/* 6.0 */
+#endif
+#ifndef IORING_ASYNC_CANCEL_ANY
+#define IORING_ASYNC_CANCEL_ANY		(1U << 2)	/* 5.19 */
+#endif
 #ifndef IOSQE_CQE_SKIP_SUCCESS
 #define IOSQE_CQE_SKIP_SUCCESS		(1U << 6)	/* 5.17 */
 #endif
@@ -55,6 +61,10 @@ struct io_uring_sqe *uring_get_sqe(struct uring *u);
 void uring_publish(struct uring *u);
 /* io_uring_enter; returns its result or -errno. */
 int uring_enter(struct uring *u, unsigned to_submit, unsigned min_complete, unsigned flags);
+/* io_uring_enter waiting at most timeout_ns (IORING_ENTER_EXT_ARG, 5.11;
+ * without it, unbounded); result or -errno, -ETIME when it timed out. */
+int uring_enter_timeout(struct uring *u, unsigned to_submit, unsigned min_complete,
+			unsigned flags, uint64_t timeout_ns);
 /* The next CQE or NULL; uring_cqe_seen() consumes it. */
 struct io_uring_cqe *uring_peek_cqe(struct uring *u);
 void uring_cqe_seen(struct uring *u);

@@ -475,6 +475,13 @@ static void check_promises(const struct json_value *d, const char *name)
 		ck_assert_uint_eq(path_len(d, "deferred"), 1);
 		ck_assert_uint_eq(get(d, "order", JSON_ARRAY)->len, 2);
 		ck_assert_uint_eq(u64(op(d, "NOP"), "submitted"), 3);
+	} else if (!strcmp(name, "streams")) {
+		ck_assert_uint_eq(path_len(d, "poll_armed"), 2);
+		ck_assert_uint_eq(path_len(d, "always_async"), 1);
+		ck_assert_uint_eq(res_count(op(d, "READ"), "10"), 1);
+		ck_assert_uint_eq(res_count(op(d, "RECV"), "0"), 1);
+		ck_assert_uint_eq(res_count(op(d, "RECVMSG"), "16"), 1);
+		ck_assert_uint_eq(res_count(op(d, "SHUTDOWN"), "0"), 1);
 	} else if (!strcmp(name, "multishot")) {
 		ck_assert_uint_eq(u64(op(d, "POLL_ADD"), "cqes_more"), 3);
 		ck_assert_uint_eq(res_count(op(d, "POLL_ADD"), "-ECANCELED"), 1);
@@ -795,7 +802,7 @@ out:
 
 static const char *const scenario_names[] = {
 	"nop", "rw", "link", "poll", "timeout", "drain", "multishot", "rings",
-	"threads", "registered", "sqpoll", "storm", "demo",
+	"threads", "registered", "sqpoll", "storm", "demo", "streams",
 };
 #define N_NAMES (sizeof(scenario_names) / sizeof(scenario_names[0]))
 

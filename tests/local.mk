@@ -61,7 +61,8 @@ noinst_PROGRAMS += tests/workload
 tests_workload_SOURCES = \
 	tests/workload.c tests/workload.h \
 	tests/workload_ring.c tests/workload_json.c \
-	tests/workload_scenarios.c tests/workload_more.c
+	tests/workload_scenarios.c tests/workload_more.c \
+	tests/workload_streams.c
 tests_workload_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS)
 tests_workload_LDADD = $(COMMON_LIBS) $(LIBURING_LIBS)
 if STATIC_RECORDER
@@ -119,7 +120,8 @@ tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_fio
 # tests/check_replay: uring-replay's plan (replay/plan.c) from synthetic logs.
 check_PROGRAMS += tests/check_replay
-tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h
+tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h \
+	replay/streams.c
 tests_check_replay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/replay -I$(top_srcdir)/tests
 tests_check_replay_CFLAGS = $(TEST_CFLAGS)
 tests_check_replay_LDADD = $(CONVERT_TEST_LIBS)

@@ -131,6 +131,13 @@
  *                  multishot POLL_ADD for the run); registered file and buffer; a
  *                  background thread ("wl-demo-bg") with its own ring reads
  *                  the file (2 of 6 reads IOSQE_ASYNC) at the same time.
+ *   streams (14)   a pipe and a socket pair fed only by io_uring (what
+ *                  uring-replay replays): pipe and socket reads that arm a
+ *                  poll, and a POLL_ADD, waiting; pipe writes of 64 + 10 bytes, a SEND,
+ *                  a 1-byte pipe write (all 7 complete); a pipe READ of 64
+ *                  that gets the 10 left, the polled byte, a SENDMSG; its
+ *                  RECVMSG and SHUTDOWN(SHUT_WR) (always io-wq); a RECV
+ *                  that gets 0.
  *   all            every scenario above in this order, one document.
  *
  * THE JSON (schema "ringside-workload/1"; keys are added, never changed)
@@ -265,6 +272,7 @@ static const struct wl_scenario scenarios[] = {
 	{ "sqpoll", wl_scen_sqpoll, "an SQPOLL ring (exit 3 if refused)" },
 	{ "storm", wl_scen_storm, "NOPs as fast as possible (--seconds or --count, --batch-size)" },
 	{ "demo", wl_scen_demo, "a ~0.5 s mix of everything, for the quick start (--count waves)" },
+	{ "streams", wl_scen_streams, "pipe and socketpair I/O all through io_uring (uring-replay)" },
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
