@@ -25,6 +25,7 @@
  * follows a line stamped 0, so stamps are at least 1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,8 @@ struct fio_group {
 	uint32_t id;			/* pid, or ring number */
 	uint64_t first_ts, last_ts, n;
 	unsigned depth;
+	uint64_t direct, buffered;	/* requests through an O_DIRECT fd, or not */
+	uint64_t dsync, sync;		/* requests through an O_DSYNC / O_SYNC fd */
 };
 
 struct fio_skip {
@@ -241,6 +244,14 @@ static void fio_request(struct output *o, const struct model_request *r)
 	g = &f->groups[gi - 1];
 	g->id = f->per_ring ? r->ring->number : r->submit_pid;
 	g->n++;
+	if (r->file && (r->file->f_flags & O_DIRECT))
+		g->direct++;
+	else
+		g->buffered++;
+	if (r->file && (r->file->f_flags & O_SYNC) == O_SYNC)
+		g->sync++;
+	else if (r->file && (r->file->f_flags & O_DSYNC))
+		g->dsync++;
 	file = &f->files[fi - 1];
 	file->key = key;
 	file->group = gi - 1;
@@ -419,6 +430,17 @@ static void write_job(struct fio_out *f, FILE *fp, const struct fio_group *g, ui
 		g->id, *comm ? " " : "", comm, g->n, g->depth, name, name, g->depth);
 	if (delay)
 		fprintf(fp, "startdelay=%" PRIu64 "us\n", delay);
+	/*
+	 * fio opens a job's files one way: as most of the job's requests'
+	 * files were (format 3.1 logs name them; older ones say nothing).
+	 */
+	if (g->direct > g->buffered)
+		fprintf(fp, "direct=1\n");
+	if (g->sync + g->dsync > g->n / 2)
+		fprintf(fp, "sync=%s\n", g->sync >= g->dsync ? "sync" : "dsync");
+	if (g->direct && g->buffered)
+		fprintf(fp, "# %" PRIu64 " requests went through an O_DIRECT fd, %" PRIu64
+			" not: fio opens every file of a job alike\n", g->direct, g->buffered);
 }
 
 static void write_skips(const struct fio_out *f, FILE *fp, const char *prefix)

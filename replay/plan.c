@@ -231,7 +231,8 @@ static uint32_t target_of(struct plan_out *po, const struct replay_key *key)
 		return UINT32_MAX;
 	}
 	t = &p->targets[p->ntargets++];
-	*t = (struct plan_target){ .key = *key, .fd = -1, .fd2 = -1, .peer = UINT32_MAX };
+	*t = (struct plan_target){ .key = *key, .fd = -1, .fd2 = -1, .fd_oflags = -1,
+				   .peer = UINT32_MAX };
 	replay_key_name(key, t->name);
 	return (uint32_t)(p->ntargets - 1);
 }
@@ -269,6 +270,12 @@ static const char *plan_target(struct plan_out *po, const struct model_request *
 	q->target = target_of(po, &key);
 	if (q->target == UINT32_MAX)
 		return "out of memory";
+	if (key.kind == RK_FILE && r->file && (r->file->f_flags & PLAN_OFLAGS)) {
+		/* how the recorded fd reached the device: cached or not, and
+		 * when a write is durable */
+		p->targets[q->target].oflags |= (int)(r->file->f_flags & PLAN_OFLAGS);
+		q->oflagged = true;
+	}
 	if (key.kind == RK_PIPE || key.kind == RK_SOCKET) {
 		struct plan_target *t = &p->targets[q->target];
 		uint32_t acc = r->file->f_flags & O_ACCMODE;

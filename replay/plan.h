@@ -10,6 +10,7 @@
 #ifndef RINGSIDE_REPLAY_PLAN_H
 #define RINGSIDE_REPLAY_PLAN_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@ struct plan_req {
 	enum plan_op op;
 	enum plan_dir dir;
 	bool end_write;			/* pipe: on its write end */
+	bool oflagged;			/* file: through the target's fd_oflags */
 	uint8_t opcode, host_opcode, sqe_flags;
 	uint16_t ioprio, buf_index;
 	uint32_t op_flags, len;
@@ -77,6 +79,9 @@ struct plan_ring {
 	uint32_t max_len;
 };
 
+/* Open flags of a recorded file that its replay target is opened with too. */
+#define PLAN_OFLAGS (O_DIRECT | O_DSYNC | O_SYNC)
+
 struct plan_target {
 	struct replay_key key;		/* key.kind: file, pipe or socket */
 	char name[REPLAY_KEY_NAME_LEN];
@@ -86,6 +91,9 @@ struct plan_target {
 	int fd2;			/* a pipe's write end; -1 */
 	uint32_t peer;			/* a socket's pair (streams.c); UINT32_MAX */
 	bool nonblock[2];		/* O_NONBLOCK as recorded: fd, fd2 */
+	int oflags;			/* file: O_DIRECT, O_DSYNC, O_SYNC as some
+					 * of its recorded fds had them */
+	int fd_oflags;			/* opened with oflags; -1 */
 	bool used;			/* a replayed request uses it */
 	bool tainted;			/* a request on it is not replayed */
 };

@@ -65,9 +65,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* The descriptor q works on: a pipe's request on its recorded end. */
+/*
+ * The descriptor q works on: a pipe's request on its recorded end, a
+ * file's through one opened with its recorded O_DIRECT/O_DSYNC/O_SYNC.
+ */
 static int target_fd(const struct plan_target *t, const struct plan_req *q)
 {
+	if (q->oflagged && t->fd_oflags >= 0)
+		return t->fd_oflags;
 	return t->key.kind == RK_PIPE && q->end_write ? t->fd2 : t->fd;
 }
 

@@ -112,6 +112,37 @@ fail:
 	return 1;
 }
 
+/*
+ * A second descriptor of the file, with the open flags its recorded fds
+ * had: O_DIRECT bypasses the page cache and O_DSYNC/O_SYNC make each write
+ * wait for the device, which is most of a request's latency.  A file
+ * system that refuses O_DIRECT (tmpfs before Linux 6.6) gets the requests
+ * through the page cache, and the user is told.
+ */
+static int open_oflags(struct plan_target *t, const char *path, const struct run_options *o)
+{
+	int rest = t->oflags & ~O_DIRECT;
+
+	if (!t->oflags)
+		return 0;
+	t->fd_oflags = open(path, O_RDWR | O_CLOEXEC | t->oflags);
+	if (t->fd_oflags >= 0)
+		return 0;
+	if (errno != EINVAL || !(t->oflags & O_DIRECT))
+		goto fail;
+	if (!o->quiet)
+		fprintf(stderr, "uring-replay: %s: recorded with O_DIRECT, which %s's file system "
+			"refuses: its requests go through the page cache\n", t->name, path);
+	if (!rest)
+		return 0;
+	t->fd_oflags = open(path, O_RDWR | O_CLOEXEC | rest);
+	if (t->fd_oflags >= 0)
+		return 0;
+fail:
+	fprintf(stderr, "uring-replay: %s: %s\n", path, strerror(errno));
+	return 1;
+}
+
 int targets_open(struct plan *p, const struct run_options *o)
 {
 	for (size_t i = 0; i < o->nmaps; i++) {
@@ -148,7 +179,7 @@ int targets_open(struct plan *p, const struct run_options *o)
 			continue;
 		}
 		if (path) {
-			if (open_mapped(t, path, o))
+			if (open_mapped(t, path, o) || open_oflags(t, path, o))
 				return 1;
 			continue;
 		}
@@ -159,6 +190,10 @@ int targets_open(struct plan *p, const struct run_options *o)
 		if (t->fd < 0 || ftruncate(t->fd, (off_t)t->extent) ||
 		    (o->filled && fill_zeros(t->fd, t->extent))) {
 			fprintf(stderr, "uring-replay: %s: %s\n", scratch, strerror(errno));
+			free(scratch);
+			return 1;
+		}
+		if (open_oflags(t, scratch, o)) {
 			free(scratch);
 			return 1;
 		}
@@ -177,7 +212,10 @@ void targets_close(struct plan *p, const struct run_options *o)
 			close(t->fd);
 		if (t->fd2 >= 0)
 			close(t->fd2);
+		if (t->fd_oflags >= 0)
+			close(t->fd_oflags);
 		t->fd2 = -1;
+		t->fd_oflags = -1;
 		if (!t->path && t->fd >= 0 && !o->keep && !is_stream(t) &&
 		    asprintf(&scratch, "%s/%s", o->scratch, t->name) >= 0) {
 			unlink(scratch);

@@ -5,6 +5,7 @@
  * job file's iodepth and startdelay, and what is left out and why.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,8 +211,9 @@ START_TEST(test_fio_file_identity)
 	ev_create(&sc, T0 + 1 * US, 200, 200, 0xc, 4, 0);
 	ev_file(&sc, T0 + 2 * US, data, dev, 77, 0, 1, 0100644, "ext4", "my db.dat\0srv\0", 14,
 		2, 0);
-	ev_file(&sc, T0 + 2 * US, data2, dev, 77, 0, 1, 0100644, "ext4", "my db.dat\0srv\0", 14,
-		2, 0);
+	/* process 200 opened it O_DIRECT: its job is direct=1 */
+	ev_file(&sc, T0 + 2 * US, data2, dev, 77, O_RDWR | O_DIRECT, 1, 0100644, "ext4",
+		"my db.dat\0srv\0", 14, 2, 0);
 	ev_file(&sc, T0 + 2 * US, pipe, 15, 9, 0, 1, 010600, "pipefs", "\0", 1, 1,
 		EV_PATH_DETACHED);
 	submit(&sc, T0 + 10 * US, 100, 0xa, 1, OP_READ, 5, 0, 4096, 0, 0);
@@ -239,6 +241,9 @@ START_TEST(test_fio_file_identity)
 	assert_has(dir, "p200.iolog", "targets/my_db.dat-d8.1-i77 read 16384 512\n");
 	assert_has(dir, "make-targets.sh", "make my_db.dat-d8.1-i77 16896\n");
 	assert_has(dir, "README.txt", "/srv/my db.dat (device 8:1, inode 77)");
+	assert_has(dir, "replay.fio", "[p100]\nread_iolog=p100.iolog\niodepth=1\n\n");
+	assert_has(dir, "replay.fio", "[p200]\nread_iolog=p200.iolog\niodepth=1\n"
+		   "startdelay=10us\ndirect=1\n");
 	free(dir);
 	scen_free(&sc);
 }

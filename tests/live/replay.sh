@@ -66,4 +66,38 @@ for why in 'poll:  2 READ: pipe: its writer is not in the recording' \
 	grep -q "^${why#*:}" "$T/${why%%:*}.plan" ||
 		fail "${why%%:*}: no '${why#*: }': $(cat "$T/${why%%:*}.plan")"
 done
+# A file recorded through an O_DIRECT fd is replayed through one too
+# (fio --direct=1): the replay's recording names the file O_DIRECT, or
+# uring-replay says the scratch file system refuses it; --format=fio
+# writes direct=1.
+if command -v fio >/dev/null 2>&1; then
+	mkdir "$T/wd-direct"
+	record -q -o "$T/direct.log" -- fio --name=d --ioengine=io_uring \
+		--filename="$T/wd-direct/data" --size=1m --rw=randrw --bs=4k --direct=1 \
+		--number_ios=64 --iodepth=4 --output=/dev/null
+	if [ "$record_status" = 0 ]; then
+		timeout -k 10 120 $SUDO env URING_RECORD="$RECORDER" "$REPLAY" \
+			-C "$T/scratch-direct" --record "$T/direct.again.log" "$T/direct.log" \
+			>"$T/direct.report" 2>"$T/direct.err" ||
+			fail "direct: uring-replay exited with $?: $(cat "$T/direct.err")"
+		"$LOGSTAT" --dump "$T/direct.again.log" >"$T/direct.dump"
+		"$CONVERT" -q --format=fio -o "$T/direct.fio" "$T/direct.log" ||
+			fail "direct: uring-convert --format=fio"
+		pycheck - "$T/direct.dump" "$T/direct.err" "$T/direct.fio/replay.fio" <<'PY'
+import sys
+from check import *
+O_DIRECT = 0o40000
+files = [r for r in dump(sys.argv[1]) if r["type"] == "file" and r["path"].startswith("data-")]
+refused = "refuses: its requests go through the page cache" in open(sys.argv[2]).read()
+true("the replayed file is in the replay's recording", files, files)
+true("replayed through an O_DIRECT fd, or said why not",
+     refused or all(f["f_flags"] & O_DIRECT for f in files), files)
+true("--format=fio: direct=1", "\ndirect=1\n" in open(sys.argv[3]).read())
+done()
+PY
+		note "direct: ok"
+	else
+		note "fio --direct=1 refused here (status $record_status): O_DIRECT replay not checked"
+	fi
+fi
 note "ok"
