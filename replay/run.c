@@ -30,7 +30,8 @@
 #define SETUP_OPTIONAL (IORING_SETUP_SQPOLL | IORING_SETUP_COOP_TASKRUN | \
 			IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SINGLE_ISSUER | \
 			IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL)
-#define ENTER_KEEP (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT)
+#define ENTER_KEEP (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT | \
+		    IORING_ENTER_REGISTERED_RING)
 #define DEFAULT_ENTRIES 128
 /* After the recording's span (scaled), what is still in flight has that
  * long to complete; then it is cancelled, and has that long again. */
@@ -154,6 +155,18 @@ static int setup_ring(struct run *x, struct rring *rr, const struct plan_ring *p
 		fprintf(stderr, "uring-replay: ring %u: io_uring_register: %s\n", pr->number,
 			strerror(-ret));
 		return 1;
+	}
+	/* The recorded enters named the ring by its registered index (no
+	 * fd lookup per call): so do the replayed ones, if the host can. */
+	for (size_t i = 0; i < x->p->nsteps; i++) {
+		if (x->p->steps[i].ring != pr->number ||
+		    !(x->p->steps[i].flags & IORING_ENTER_REGISTERED_RING))
+			continue;
+		ret = uring_register_ring_fd(&rr->u);
+		if (ret && !x->o->quiet)
+			fprintf(stderr, "uring-replay: ring %u: cannot register its fd as the recording did: %s\n",
+				pr->number, strerror(-ret));
+		break;
 	}
 	return 0;
 }

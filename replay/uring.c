@@ -35,6 +35,7 @@ int uring_init(struct uring *u, unsigned entries, struct io_uring_params *p)
 	if (fd < 0)
 		return -errno;
 	u->fd = (int)fd;
+	u->ring_index = -1;
 	u->p = *p;
 	u->sq_map_len = p->sq_off.array + p->sq_entries * sizeof(unsigned);
 	u->cq_map_len = p->cq_off.cqes + p->cq_entries * sizeof(struct io_uring_cqe);
@@ -101,9 +102,20 @@ void uring_publish(struct uring *u)
 	store_release(u->sq_tail, u->sq_local_tail);
 }
 
+static int enter_fd(const struct uring *u, unsigned *flags)
+{
+	if (!(*flags & IORING_ENTER_REGISTERED_RING))
+		return u->fd;
+	if (u->ring_index >= 0)
+		return u->ring_index;
+	*flags &= ~IORING_ENTER_REGISTERED_RING;
+	return u->fd;
+}
+
 int uring_enter(struct uring *u, unsigned to_submit, unsigned min_complete, unsigned flags)
 {
-	long r = syscall(__NR_io_uring_enter, u->fd, to_submit, min_complete, flags, NULL, 0);
+	int fd = enter_fd(u, &flags);
+	long r = syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, NULL, 0);
 
 	return r < 0 ? -errno : (int)r;
 }
@@ -115,10 +127,12 @@ int uring_enter_timeout(struct uring *u, unsigned to_submit, unsigned min_comple
 					(long long)(timeout_ns % 1000000000ull) };
 	struct io_uring_getevents_arg arg = { .ts = (uintptr_t)&ts };
 	long r;
+	int fd;
 
 	if (!(u->p.features & IORING_FEAT_EXT_ARG) || !min_complete)
 		return uring_enter(u, to_submit, min_complete, flags);
-	r = syscall(__NR_io_uring_enter, u->fd, to_submit, min_complete,
+	fd = enter_fd(u, &flags);
+	r = syscall(__NR_io_uring_enter, fd, to_submit, min_complete,
 		    flags | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
 	return r < 0 ? -errno : (int)r;
 }
@@ -142,6 +156,17 @@ int uring_register(struct uring *u, unsigned opcode, const void *arg, unsigned n
 	long r = syscall(__NR_io_uring_register, u->fd, opcode, arg, nr);
 
 	return r < 0 ? -errno : (int)r;
+}
+
+int uring_register_ring_fd(struct uring *u)
+{
+	struct io_uring_rsrc_update up = { .offset = -1U, .data = (uint64_t)u->fd };
+	int ret = uring_register(u, URING_REGISTER_RING_FDS, &up, 1);
+
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	u->ring_index = (int)up.offset;
+	return 0;
 }
 
 bool uring_sq_needs_wakeup(const struct uring *u)

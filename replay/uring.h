@@ -34,6 +34,11 @@
 #ifndef IORING_ASYNC_CANCEL_ANY
 #define IORING_ASYNC_CANCEL_ANY		(1U << 2)	/* 5.19 */
 #endif
+#ifndef IORING_ENTER_REGISTERED_RING
+#define IORING_ENTER_REGISTERED_RING	(1U << 4)	/* 5.18 */
+#endif
+/* IORING_REGISTER_RING_FDS (5.18), an enum value in the uapi header. */
+#define URING_REGISTER_RING_FDS		20
 #ifndef IOSQE_CQE_SKIP_SUCCESS
 #define IOSQE_CQE_SKIP_SUCCESS		(1U << 6)	/* 5.17 */
 #endif
@@ -49,6 +54,7 @@ struct uring {
 	unsigned *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_cqe *cqes;
 	unsigned sq_local_tail;		/* SQEs prepared, not yet published */
+	int ring_index;			/* the fd's registered index; -1 none */
 };
 
 /* io_uring_setup with p (entries, flags, ...); 0 or -errno. */
@@ -59,7 +65,9 @@ void uring_exit(struct uring *u);
 struct io_uring_sqe *uring_get_sqe(struct uring *u);
 /* Publish the prepared SQEs to the kernel (tail store). */
 void uring_publish(struct uring *u);
-/* io_uring_enter; returns its result or -errno. */
+/* io_uring_enter; returns its result or -errno.  With
+ * IORING_ENTER_REGISTERED_RING in flags, by the ring's registered index
+ * (when uring_register_ring_fd() made one; else by its fd). */
 int uring_enter(struct uring *u, unsigned to_submit, unsigned min_complete, unsigned flags);
 /* io_uring_enter waiting at most timeout_ns (IORING_ENTER_EXT_ARG, 5.11;
  * without it, unbounded); result or -errno, -ETIME when it timed out. */
@@ -70,6 +78,9 @@ struct io_uring_cqe *uring_peek_cqe(struct uring *u);
 void uring_cqe_seen(struct uring *u);
 /* io_uring_register; returns its result or -errno. */
 int uring_register(struct uring *u, unsigned opcode, const void *arg, unsigned nr);
+/* Register the ring's own fd (IORING_REGISTER_RING_FDS), for enters that
+ * name it by its index; 0 or -errno. */
+int uring_register_ring_fd(struct uring *u);
 /* SQPOLL: the thread needs a wake-up (IORING_SQ_NEED_WAKEUP). */
 bool uring_sq_needs_wakeup(const struct uring *u);
 

@@ -2,7 +2,8 @@
 """Compare a recording with the recording of its replay (uring-replay
 --record), both converted with --format=csv: the same requests in the same
 order (opcode, SQE flags, offset, length, ioprio, op flags) and, unless
-the ring is SQPOLL, the same number of requests per io_uring_enter.
+the ring is SQPOLL, the same number of requests per io_uring_enter, each
+enter naming its ring by a registered index where the recorded one did.
 Usage: replay_compare.py ORIG_CSV_DIR REPLAY_CSV_DIR [--sqpoll]"""
 import csv
 import sys
@@ -22,7 +23,7 @@ def batches(d):
         rows = [r for r in csv.DictReader(f)
                 if r["syscall"] == "io_uring_enter" and int(r["submitted"] or 0) > 0]
     rows.sort(key=lambda r: int(r["enter_ns"]))
-    return [int(r["submitted"]) for r in rows]
+    return [(int(r["submitted"]), r["registered_ring"]) for r in rows]
 
 
 def main():
@@ -41,7 +42,8 @@ def main():
     if "--sqpoll" not in sys.argv:
         ba, bb = batches(orig), batches(again)
         if ba != bb:
-            failures.append("requests per io_uring_enter: recorded %r, replayed %r" % (ba, bb))
+            failures.append("(requests, registered ring) per io_uring_enter: recorded %r, "
+                            "replayed %r" % (ba, bb))
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     print("%d requests, %d submitting enters compared" % (len(a), len(batches(orig))))
