@@ -255,10 +255,9 @@ static __always_inline u64 sqe_off(const struct ur_sqe *sqe)
 	(e)->personality = (sqe)->personality;				\
 } while (0)
 
-/* Submit record common to io_uring_submit_req and io_uring_submit_sqe. */
-static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
+/* A submit record, for a request chosen in a selected ring. */
+static __always_inline int record_submit(struct io_kiocb *req, u16 flags, u64 pid_tgid)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct io_ring_ctx *ctx = req->ctx;
 	u64 ring = (u64)ctx;
 	struct ev_submit *e;
@@ -267,11 +266,7 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	struct emit em;
 	u64 rflags;
 
-	if (!ring_selected(ring, pid_tgid))
-		return 0;
 	remember_ring(ring, pid_tgid);
-	if (!sample_submit(req))
-		return 0;
 	rflags = req_flags(req);
 	if (ctx->flags & UR_IORING_SETUP_SQPOLL)
 		flags |= EVF_SQ_THREAD;
@@ -293,6 +288,16 @@ static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
 	}
 	ev_submit(&em, e);
 	return 0;
+}
+
+/* Submit record common to io_uring_submit_req and io_uring_submit_sqe. */
+static __always_inline int emit_submit(struct io_kiocb *req, u16 flags)
+{
+	u64 pid_tgid;
+
+	if (!submit_selected(req, &pid_tgid))
+		return 0;
+	return record_submit(req, flags, pid_tgid);
 }
 
 /* --------------------------------------------- io_uring tracepoints */
@@ -399,12 +404,12 @@ int BPF_PROG(tp_submit_sqe, struct io_kiocb *req, bool force_nonblock)
 SEC("?tp_btf/io_uring_queue_async_work")
 int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_queue_async_work *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, queue_async_work, EV_QUEUE_ASYNC_WORK, rw ? EVF_HASHED : 0,
 		       bpf_ktime_get_boot_ns(), pid_tgid);
@@ -425,12 +430,12 @@ int BPF_PROG(tp_queue_async, struct io_kiocb *req, int rw)
 SEC("?tp_btf/io_uring_defer")
 int BPF_PROG(tp_defer, struct io_kiocb *req)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_defer *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, defer, EV_DEFER, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -447,12 +452,12 @@ int BPF_PROG(tp_defer, struct io_kiocb *req)
 SEC("?tp_btf/io_uring_link")
 int BPF_PROG(tp_link, struct io_kiocb *req, struct io_kiocb *target_req)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, link, EV_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -468,12 +473,12 @@ int BPF_PROG(tp_link, struct io_kiocb *req, struct io_kiocb *target_req)
 SEC("?tp_btf/io_uring_fail_link")
 int BPF_PROG(tp_fail_link, struct io_kiocb *req, struct io_kiocb *link)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_fail_link *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, fail_link, EV_FAIL_LINK, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -510,14 +515,14 @@ int BPF_PROG(tp_cqring_wait, void *rctx, int min_events)
 SEC("?tp_btf/io_uring_req_failed")
 int BPF_PROG(tp_req_failed, const struct io_uring_sqe *usqe, struct io_kiocb *req, int error)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
 	u64 ring = (u64)req->ctx;
 	struct ev_req_failed *e;
 	struct ur_sqe sqe;
 	struct emit em;
 	u16 flags = 0;
+	u64 pid_tgid;
 
-	if (!ring_selected(ring, pid_tgid) || !sample_submit(req))
+	if (!submit_selected(req, &pid_tgid))
 		return 0;
 	/* This is the SQE io_init_req() refused: no matching needed. */
 	if (!bpf_probe_read_kernel(&sqe, sizeof(sqe), usqe))
@@ -568,12 +573,12 @@ int BPF_PROG(tp_cqe_overflow, void *rctx, u64 user_data, s32 res, u32 cflags, vo
 SEC("?tp_btf/io_uring_poll_arm")
 int BPF_PROG(tp_poll_arm, struct io_kiocb *req, int mask, int events)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_poll_arm *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, poll_arm, EV_POLL_ARM, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -592,12 +597,12 @@ int BPF_PROG(tp_poll_arm, struct io_kiocb *req, int mask, int events)
 SEC("?tp_btf/io_uring_task_add")
 int BPF_PROG(tp_task_add, struct io_kiocb *req, int mask)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	u64 ring = (u64)req->ctx;
 	struct ev_task_add *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, task_add, EV_TASK_ADD, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -704,11 +709,13 @@ int BPF_PROG(tp_short_write, void *rctx, u64 fpos, u64 wanted, u64 got)
 static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 res,
 					 u32 cflags, u64 extra1, u64 extra2)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
-	u64 ts, file;
+	u64 pid_tgid, ts, file;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !cqe_sampled(req, cflags))
+	if (!cqe_sampled(req, cflags))
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!ring_selected(ring, pid_tgid))
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	file = note_request_file(req, ts, pid_tgid);
@@ -946,13 +953,13 @@ static __always_inline struct io_kiocb *work_to_req(void *work)
 
 static __always_inline int emit_work_begin(void *work)
 {
-	u64 pid_tgid = bpf_get_current_pid_tgid();
+	u64 pid_tgid;
 	struct io_kiocb *req = work_to_req(work);
 	u64 ring = (u64)BPF_CORE_READ(req, ctx);
 	struct ev_work_begin *e;
 	struct emit em;
 
-	if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)req))
+	if (!req_selected((u64)req, ring, &pid_tgid))
 		return 0;
 	e = EV_RESERVE(&em, work_begin, EV_WORK_BEGIN, 0, bpf_ktime_get_boot_ns(), pid_tgid);
 	if (!e)
@@ -974,8 +981,10 @@ static __always_inline int emit_work_end(void *work)
 
 	/* The request may be freed by now: the ring decides only when known. */
 	if (work) {
+		if (!req_sampled((u64)work_to_req(work)))
+			return 0;
 		ring = (u64)BPF_CORE_READ(work_to_req(work), ctx);
-		if (!ring_selected(ring, pid_tgid) || !req_sampled((u64)work_to_req(work)))
+		if (!ring_selected(ring, pid_tgid))
 			return 0;
 	} else if (!current_selected(pid_tgid)) {
 		return 0;

@@ -39,10 +39,17 @@
 #define UR_MAX_FILES		16384
 /*
  * --sample: requests chosen and in flight, threads inside a chosen
- * io_uring_enter (LRU maps: a full one forgets its oldest entry).
+ * io_uring_enter (bpf/sample.bpf.h).  Tables of buckets of UR_SAMPLE_WAYS
+ * keys, one 64-byte line each; a power of two of buckets.  A chosen
+ * request or call that finds its bucket full is not recorded, and counted.
  */
-#define UR_MAX_SAMPLED_REQS	65536
-#define UR_MAX_SAMPLED_ENTERS	16384
+#define UR_SAMPLE_WAYS		8
+#define UR_SAMPLE_REQ_BUCKETS	65536
+#define UR_SAMPLE_ENTER_BUCKETS	4096
+
+struct ur_sample_bucket {
+	__u64 key[UR_SAMPLE_WAYS];
+};
 
 /*
  * Counters the recorder reports at exit (".bss" ur_stats); none of them is
@@ -52,6 +59,8 @@ struct ur_stats {
 	__u64 follow_map_full;		/* --follow: child not added, map full */
 	__u64 ring_owner_map_full;	/* ring of a selected process not remembered */
 	__u64 task_work_run_empty;	/* io_uring_task_work_run with count 0, skipped */
+	__u64 sample_req_declined;	/* --sample: chosen request, its bucket full */
+	__u64 sample_enter_declined;	/* --sample-syscalls: chosen call, bucket full */
 };
 
 /*

@@ -253,6 +253,27 @@ static __u32 stage_flush_bytes(uint64_t ring_size)
 	return batch > UR_RECORD_MAX ? (__u32)(batch - UR_RECORD_MAX) : 0;
 }
 
+/*
+ * --sample's tables (bpf/sample.bpf.h) take memory only when sampling.
+ * For the live tests only: fewer buckets for the requests, a power of two,
+ * so that chosen requests find theirs full (tests/live/sample.sh).
+ */
+static int size_sample_tables(struct uring_record_bpf *skel, const struct env *env)
+{
+	const char *text = getenv("URING_RECORD_TEST_SAMPLE_BUCKETS");
+	unsigned long buckets = text ? strtoul(text, NULL, 10) : UR_SAMPLE_REQ_BUCKETS;
+	int err;
+
+	if (!buckets || buckets > UR_SAMPLE_REQ_BUCKETS || (buckets & (buckets - 1)))
+		buckets = UR_SAMPLE_REQ_BUCKETS;
+	skel->rodata->sample_req_mask = (__u32)buckets - 1;
+	err = bpf_map__set_max_entries(skel->maps.sampled_reqs, env->sample > 1 ? buckets : 1);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.sampled_enters,
+					       env->sample_syscalls ? UR_SAMPLE_ENTER_BUCKETS : 1);
+	return err;
+}
+
 static int configure_skel(struct uring_record_bpf *skel, void *arg)
 {
 	struct recorder *r = arg;
@@ -273,7 +294,9 @@ static int configure_skel(struct uring_record_bpf *skel, void *arg)
 	off_pointer_mask((__u64 *)skel->rodata->off_is_pointer);
 	skel->rodata->sample_every = env->sample > 1 ? env->sample : 0;
 	skel->rodata->sample_syscalls = env->sample_syscalls;
-	err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
+	err = size_sample_tables(skel, env);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.rings, r->ncpus);
 	if (!err)
 		err = bpf_map__set_inner_map_fd(skel->maps.rings, ringbufs_template_fd(&r->rb));
 	if (err)
@@ -672,6 +695,8 @@ static struct frame *stats_frame(struct recorder *r)
 	json_kv_u64(&o, "selected_pids_at_stop", count_filter_pids(r));
 	json_kv_u64(&o, "ring_owner_map_full", r->skel->bss->stats.ring_owner_map_full);
 	json_kv_u64(&o, "task_work_run_empty_skipped", r->skel->bss->stats.task_work_run_empty);
+	json_kv_u64(&o, "sample_requests_declined", r->skel->bss->stats.sample_req_declined);
+	json_kv_u64(&o, "sample_enters_declined", r->skel->bss->stats.sample_enter_declined);
 	json_kv_i64(&o, "load_attempts", r->probes.load_attempts);
 	json_kv_str(&o, "bpf_kernel_reads", r->probes.direct_loads ? "direct" : "probe_read");
 	json_kv_double(&o, "bpf_load_s", r->probes.load_s);
@@ -1042,6 +1067,17 @@ static char *end_json(struct recorder *r, uint64_t records, uint64_t lost)
  * --flight-recorder: nothing is written at the stop but the snapshot of a
  * trigger that fired during its --post time, with what came after it so far.
  */
+/* --sample: chosen requests or calls whose bucket was full (bpf/sample.bpf.h). */
+static void warn_sample_declined(const struct recorder *r)
+{
+	const struct ur_stats *st = &r->skel->bss->stats;
+
+	if (st->sample_req_declined || st->sample_enter_declined)
+		msg_warn("--sample: %" PRIu64 " chosen requests and %" PRIu64 " chosen "
+			 "io_uring_enter calls not recorded: their sampling table bucket was full",
+			 (uint64_t)st->sample_req_declined, (uint64_t)st->sample_enter_declined);
+}
+
 static int finish_flight(struct recorder *r)
 {
 	unsigned written, failed;
@@ -1064,6 +1100,7 @@ static int finish_flight(struct recorder *r)
 	if (r->trig.untracked)
 		msg_warn("%" PRIu64 " requests were not tracked for latency triggers (table full)",
 			 r->trig.untracked);
+	warn_sample_declined(r);
 	if (failed || (r->stop_reason && !strcmp(r->stop_reason, "error")))
 		return 1;
 	if (r->have_cmd && r->cmd.exited)
@@ -1141,6 +1178,7 @@ static int finish(struct recorder *r)
 		self_cost_line(&r->cost, r->skel->obj, line, sizeof(line));
 		msg_info("%s", line);
 	}
+	warn_sample_declined(r);
 	if (r->have_cmd && !r->cmd.exited)
 		msg_info("the command (pid %d) is still running and no longer recorded",
 			 (int)r->cmd.pid);

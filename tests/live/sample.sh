@@ -9,6 +9,12 @@
 #    is in the log whole (every member's submit or req_failed, and its
 #    CQE) or not at all, and some of both kinds are there.  Every event
 #    naming a request names one whose submission is in the log.
+#  - A chosen request whose bucket of the table of sampled requests is full
+#    is not recorded, and counted: with the table cut to 1 bucket (8 keys)
+#    by a test hook, a storm of batches of 32 NOPs at --sample=2 declines
+#    some, the recorder says so, and every request in the log is still
+#    complete; recorded and declined add up to 1 in 2.  At the normal size
+#    the other runs decline none.
 #  - --sample-syscalls: 1 io_uring_enter in 10, each with its exit.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
@@ -36,6 +42,7 @@ true("sampled NOPs within 10000 +- 3%", 9700 <= sub <= 10300, sub)
 eq("a CQE for each", stat["records"].get("complete", 0), sub)
 eq("enters all recorded", stat["records"].get("enter_begin", 0), wl["enter_calls"]["count"])
 eq("sampling", js["sampling"]["requests_one_in"], 10)
+eq("declined", stat["stats"]["sample_requests_declined"], 0)
 eq("syscalls not sampled", js["sampling"]["syscalls_one_in"], 1)
 eq("events of requests not sampled", js["sampling"]["events_of_requests_not_sampled"], 0)
 r = js["requests"]
@@ -104,11 +111,40 @@ true("chains sampled away", none > 0 or len(procs) < 30, none)
 eq("processes seen (30 runs, 1 in 2 chains)", len(procs) <= 30, True)
 eq("every started request has its CQE", {k: v for k, v in started.items() if cqes[k] != v}, {})
 eq("rate", js["sampling"]["requests_one_in"], 2)
+eq("declined", stat["stats"]["sample_requests_declined"], 0)
 r = js["requests"]
 eq("requests all complete", r["complete"], r["total"])
 done()
 PY
 note "links: ok"
+
+timeout -k 10 120 $SUDO env URING_RECORD_TEST_SAMPLE_BUCKETS=1 "$RECORDER" --sample=2 \
+	-o "$T/full.log" -- "$WORKLOAD" --compact storm --count 20000 --batch-size 32 \
+	>"$T/full.json" 2>"$T/record.err" ||
+	fail "full table: exit status $?: $(cat "$T/record.err")"
+grep -q "^uring-record: --sample: [1-9][0-9]* chosen requests and 0 chosen io_uring_enter calls not recorded" \
+	"$T/record.err" || fail "full table: the recorder does not report the declined requests"
+stat_log "$T/full.log" "$T/full.stat"
+"$CONVERT" -q --format=json -o "$T/full.sum.json" "$T/full.log" ||
+	fail "full table: uring-convert failed"
+pycheck - "$T/full.stat" "$T/full.sum.json" <<'PY'
+import sys
+from check import *
+stat, js = load(sys.argv[1]), load(sys.argv[2])
+common_log_checks(stat)
+eq("lost", stat["losses"]["total"], 0)
+sub = stat["records"].get("submit", 0)
+declined = stat["stats"]["sample_requests_declined"]
+true("some declined", declined > 0, declined)
+true("some recorded", sub > 0, sub)
+# 20000 rolls at 1 in 2: 10000 chosen, 3 standard deviations is 212
+true("recorded + declined within 10000 +- 3%", 9700 <= sub + declined <= 10300, (sub, declined))
+eq("a CQE for each", stat["records"].get("complete", 0), sub)
+eq("events of requests not sampled", js["sampling"]["events_of_requests_not_sampled"], 0)
+eq("requests all complete", js["requests"]["complete"], js["requests"]["total"])
+done()
+PY
+note "full table: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["sample_requests_declined"])' "$T/full.stat") declined, the others complete"
 
 record --sample=10 --sample-syscalls -o "$T/sys.log" -- \
 	"$WORKLOAD" --compact storm --count 64000 --batch-size 8 >"$T/sys.json"
@@ -125,6 +161,7 @@ got = stat["records"].get("enter_begin", 0)
 true("enters within 1 in 10 +- 15%", abs(got - enters / 10) <= enters * 0.015, (got, enters))
 eq("each with its exit", stat["records"].get("enter_end", 0), got)
 eq("setups all recorded", stat["records"].get("setup_begin", 0), 1)
+eq("declined calls", stat["stats"]["sample_enters_declined"], 0)
 done()
 PY
 note "sampled syscalls: ok"
