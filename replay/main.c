@@ -40,6 +40,9 @@ static const char doc[] =
 	"Nothing is written outside the scratch directory, the --map targets and\n"
 	"its own pipes and sockets; the log holds no data, so writes write zeros.\n"
 	"What is still in flight 5 s after the recording's span is cancelled.\n"
+	"Each recorded thread's rings are replayed by a thread of its own, from\n"
+	"one common start; when a ring was entered by several threads, all rings\n"
+	"are replayed by one thread in recorded order.\n"
 	"\n"
 	"Exit status: 0 replayed, 1 the log or a target could not be used, 2 bad\n"
 	"command line.";
@@ -57,7 +60,7 @@ static const struct argp_option argp_options[] = {
 	{ "force", OPT_FORCE, NULL, 0, "allow a block device as a --map PATH (its data is overwritten)", 0 },
 	{ "speed", OPT_SPEED, "X", 0, "replay X times as fast (default 1)", 1 },
 	{ "no-stall", OPT_NO_STALL, NULL, 0, "submit as fast as possible, ignoring the recorded times", 1 },
-	{ "dry-run", OPT_DRY_RUN, NULL, 0, "list the rings, files and what would not be replayed; run nothing", 2 },
+	{ "dry-run", OPT_DRY_RUN, NULL, 0, "list the rings, threads, files and what would not be replayed; run nothing", 2 },
 	{ "record", OPT_RECORD, "FILE", 0, "record the replay with uring-record -o FILE (root)", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings on stderr", 2 },
 	{ 0 }
@@ -213,6 +216,29 @@ static int exec_recorded(const char *file, int argc, char **argv)
 	return 1;
 }
 
+/* Which replay thread replays which rings, standing for which thread. */
+static void dry_run_threads(const struct plan *p)
+{
+	if (p->shared_ring)
+		printf("ring %u was entered by threads %u and %u: every ring is replayed on one thread, in recorded order\n",
+		       p->shared_ring, p->shared_tid[0], p->shared_tid[1]);
+	for (unsigned t = 0; t < p->nthreads; t++) {
+		const char *sep = "";
+
+		printf("thread %u", t + 1);
+		if (!p->shared_ring && p->thread_tid[t])
+			printf(" (recorded thread %u)", p->thread_tid[t]);
+		printf(": rings ");
+		for (size_t i = 0; i < p->nrings; i++) {
+			if (p->rings[i].thread != t)
+				continue;
+			printf("%s%u", sep, p->rings[i].number);
+			sep = ", ";
+		}
+		printf("\n");
+	}
+}
+
 static void dry_run(const struct plan *p)
 {
 	char desc[96];
@@ -222,6 +248,7 @@ static void dry_run(const struct plan *p)
 			printf("ring %u: %s, setup flags 0x%x, %u SQ entries\n", p->rings[i].number,
 			       p->rings[i].created ? "created in the recording" : "open before it",
 			       p->rings[i].setup_flags, p->rings[i].sq_entries);
+	dry_run_threads(p);
 	for (size_t i = 0; i < p->ntargets; i++) {
 		const struct plan_target *t = &p->targets[i];
 

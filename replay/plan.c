@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ static const struct {
 struct rec_sys {
 	uint64_t id, ts;
 	unsigned ring;
+	uint32_t tid;
 	uint32_t to_submit, min_complete, flags, submitted;
 	size_t step;			/* SIZE_MAX: none yet */
 };
@@ -97,6 +99,7 @@ static void plan_ring_cb(struct output *o, const struct model_ring *r)
 	pr->number = r->number;
 	pr->known = true;
 	pr->created = r->created_seen;
+	pr->creator_tid = r->tid;
 	if (r->created_seen) {
 		pr->setup_flags = r->setup_flags;
 		pr->sq_entries = r->sq_entries;
@@ -315,6 +318,7 @@ static void plan_request_cb(struct output *o, const struct model_request *r)
 	q->complete_ts = r->complete_ts;
 	q->res = r->res;
 	q->syscall = r->submit_syscall;
+	q->submit_tid = r->submit_tid;
 	q->chain_id = r->chain_id;
 	q->target = UINT32_MAX;
 	q->skip = classify(p, r, q);
@@ -340,6 +344,7 @@ static void plan_syscall_cb(struct output *o, const struct model_syscall *s)
 	}
 	rs = &po->sys[po->nsys++];
 	*rs = (struct rec_sys){ .id = s->id, .ts = s->begin_ts, .ring = s->ring->number,
+				.tid = s->tid,
 				.to_submit = s->to_submit, .min_complete = s->min_complete,
 				.flags = s->enter_flags, .submitted = s->submitted,
 				.step = SIZE_MAX };
@@ -535,12 +540,15 @@ static int plan_steps(struct plan_out *po)
 		s->n = 1;
 		if (rs) {
 			rs->step = p->nsteps - 1;
+			s->tid = rs->tid;
 			s->to_submit_rec = rs->to_submit;
 			s->submitted_rec = rs->submitted;
 			s->min_complete = rs->min_complete;
 			s->flags = rs->flags;
 		} else {
 			s->enter = !(r->setup_flags & IORING_SETUP_SQPOLL);
+			/* an SQPOLL thread's submission: its ring's thread's */
+			s->tid = s->enter ? q->submit_tid : 0;
 			s->to_submit_rec = s->submitted_rec = 1;
 		}
 		step_of[i] = p->nsteps - 1;
@@ -558,6 +566,7 @@ static int plan_steps(struct plan_out *po)
 			goto oom_free;
 		s->min_complete = rs->min_complete;
 		s->flags = rs->flags;
+		s->tid = rs->tid;
 		rs->step = p->nsteps - 1;
 	}
 	/* Sort the steps, then lay the requests out step by step. */
@@ -599,6 +608,57 @@ oom_free:
 oom:
 	hmap_free(&by_id);
 	return -1;
+}
+
+/*
+ * Which replay thread replays each ring.  A ring with SINGLE_ISSUER or
+ * DEFER_TASKRUN may be entered by one thread only, the one that created it
+ * (6.1; the first submitter on 6.0), and a registered ring fd is the
+ * thread's own: each recorded thread's rings are set up, entered and
+ * reaped by a replay thread of its own.  A ring entered by several
+ * recorded threads has no such thread: everything is replayed on one, in
+ * recorded order, as each thread's enters could not wait for the others'.
+ */
+static int plan_threads(struct plan *p)
+{
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		struct plan_ring *r = &p->rings[s->ring - 1];
+
+		if (!s->tid)
+			continue;
+		if (!r->tid) {
+			r->tid = s->tid;
+		} else if (r->tid != s->tid && !p->shared_ring) {
+			p->shared_ring = r->number;
+			p->shared_tid[0] = r->tid;
+			p->shared_tid[1] = s->tid;
+		}
+	}
+	for (size_t i = 0; i < p->nrings; i++)
+		p->rings[i].thread = UINT_MAX;
+	for (size_t i = 0; i < p->nsteps; i++) {
+		struct plan_ring *r = &p->rings[p->steps[i].ring - 1];
+		unsigned t;
+
+		if (r->thread != UINT_MAX)
+			continue;
+		if (!r->tid)		/* SQPOLL only: its creator's */
+			r->tid = r->creator_tid;
+		for (t = 0; t < p->nthreads; t++)
+			if (p->shared_ring || p->thread_tid[t] == r->tid)
+				break;
+		if (t == p->nthreads) {
+			uint32_t *n = realloc(p->thread_tid, (t + 1) * sizeof(*n));
+
+			if (!n)
+				return -1;
+			p->thread_tid = n;
+			p->thread_tid[p->nthreads++] = p->shared_ring ? 0 : r->tid;
+		}
+		r->thread = t;
+	}
+	return 0;
 }
 
 /*
@@ -653,7 +713,7 @@ int plan_read(struct plan *p, const char *log, bool quiet)
 			goto oom;
 	} while (marked);
 	plan_sizes(p);
-	if (plan_steps(&po))
+	if (plan_steps(&po) || plan_threads(p))
 		goto oom;
 	ret = 0;
 	goto out;
@@ -673,5 +733,6 @@ void plan_free(struct plan *p)
 	free(p->rings);
 	free(p->targets);
 	free(p->skips);
+	free(p->thread_tid);
 	memset(p, 0, sizeof(*p));
 }

@@ -49,6 +49,7 @@ struct plan_req {
 	uint64_t submit_ts, complete_ts;
 	int32_t res;
 	uint64_t syscall;		/* enter slice that submitted it, 0 none */
+	uint32_t submit_tid;		/* recorded thread that submitted it */
 	uint64_t chain_id;
 	const char *skip;		/* why it is not replayed, NULL: replayed */
 	/* filled by the run */
@@ -65,6 +66,8 @@ struct plan_step {		/* one io_uring_enter (or SQPOLL hand-over) */
 	uint32_t submitted_rec;		/* requests the recording saw submitted */
 	uint32_t min_complete, flags;
 	size_t first, n;		/* plan.order[first .. first + n) */
+	uint32_t tid;			/* recorded thread that entered; SQPOLL:
+					 * 0 (its ring's thread replays it) */
 	/* filled by the run */
 	int64_t err_ns;			/* submission time error */
 	int ret;
@@ -77,6 +80,10 @@ struct plan_ring {
 	uint32_t setup_flags, sq_entries, cq_entries;
 	uint32_t max_fixed_file, max_buf_index;	/* +1; 0 none */
 	uint32_t max_len;
+	uint32_t creator_tid;		/* thread that created or first used it */
+	uint32_t tid;			/* recorded thread that entered it, 0 none:
+					 * the first one when several did */
+	unsigned thread;		/* replay thread; UINT_MAX: no step */
 };
 
 /* Open flags of a recorded file that its replay target is opened with too. */
@@ -118,6 +125,14 @@ struct plan {
 	struct plan_skip *skips;
 	size_t nskips;
 	uint64_t skipped, replayed;
+	/* Replay threads: one per recorded thread that entered rings, each
+	 * replaying its rings' steps; one for all when a ring was entered by
+	 * several (shared_ring, by shared_tid[0] and [1]).  thread_tid[i]:
+	 * the recorded thread that replay thread i stands for (0 unknown). */
+	unsigned nthreads;
+	uint32_t *thread_tid;
+	unsigned shared_ring;		/* 0: none */
+	uint32_t shared_tid[2];
 	bool identity;			/* the log names files (format 3.1) */
 	uint32_t max_len;
 	char opnames[256][NAMES_MAX_LEN];	/* as the log names them */

@@ -93,6 +93,13 @@ int report_replay(const struct plan *p, const char *log, bool paced, uint64_t un
 	for (size_t i = 0; i < p->nskips; i++)
 		printf("  %" PRIu64 " %s: %s\n", p->skips[i].n, p->opnames[p->skips[i].opcode],
 		       p->skips[i].reason);
+	if (p->shared_ring)
+		printf("threads: 1 replay thread (ring %u was entered by threads %" PRIu32 " and %"
+		       PRIu32 ": every ring on one thread, in recorded order)\n", p->shared_ring,
+		       p->shared_tid[0], p->shared_tid[1]);
+	else
+		printf("threads: %u replay thread%s, one per recorded thread that entered rings\n",
+		       p->nthreads, p->nthreads == 1 ? "" : "s");
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
 

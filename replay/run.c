@@ -4,11 +4,16 @@
  * the host allows; each recorded io_uring_enter becomes one enter with the
  * same requests (same SQE fields, links and drains) at the same time
  * relative to the start (scaled by --speed, or at once with --no-stall);
- * then the fidelity report.  One thread: recorded enters of several
- * threads are replayed in their recorded order.
+ * then the fidelity report.  Each recorded thread's rings are set up,
+ * entered and reaped by a replay thread of its own (plan_threads() in
+ * plan.c says which), all timed from one common start; a recording whose
+ * ring was entered by several threads is replayed on one thread, in
+ * recorded order.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +60,28 @@ struct run {
 	struct __kernel_timespec *ts;	/* timeouts, by order index */
 	struct msghdr *msg;		/* SENDMSG, RECVMSG, by order index */
 	size_t *iov_at;
+	struct rthread *threads;
+	unsigned nthreads;
+	/* The rings are set up in the recording's ring order (setup_order),
+	 * thread by thread (turn): the replay's recording numbers them as the
+	 * recording did, whichever thread sets each up. */
+	unsigned *setup_order;
+	size_t nsetup;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t turn;			/* index in setup_order; under lock */
+	unsigned ready;			/* threads set up; under lock */
+	bool go, failed;		/* under lock */
+	uint64_t t0, rec0, span;	/* common start; recorded start, span */
+};
+
+/* One replay thread: the steps of the rings with its number. */
+struct rthread {
+	struct run *x;
+	unsigned index;
+	pthread_t pt;
 	uint64_t deadline;		/* no wait goes past it */
+	uint64_t left;			/* in flight at the deadline: cancelled */
 };
 
 static uint64_t now_ns(void)
@@ -291,11 +317,21 @@ static void reap(struct run *x, struct rring *rr)
 	}
 }
 
-static void reap_all(struct run *x)
+/* The ring of number i + 1 if th replays it and it is set up, or NULL. */
+static struct rring *own_ring(struct rthread *th, size_t i)
 {
-	for (size_t i = 0; i < x->p->nrings; i++)
-		if (x->rings[i].up)
-			reap(x, &x->rings[i]);
+	struct run *x = th->x;
+
+	if (x->p->rings[i].thread != th->index || !x->rings[i].up)
+		return NULL;
+	return &x->rings[i];
+}
+
+static void reap_all(struct rthread *th)
+{
+	for (size_t i = 0; i < th->x->p->nrings; i++)
+		if (own_ring(th, i))
+			reap(th->x, &th->x->rings[i]);
 }
 
 /*
@@ -303,7 +339,7 @@ static void reap_all(struct run *x)
  * the next step) in sleeps of at most 200 us, and spin the last 100 us: a
  * sleep alone wakes too late.
  */
-static void wait_until(struct run *x, uint64_t t)
+static void wait_until(struct rthread *th, uint64_t t)
 {
 	uint64_t n;
 
@@ -311,20 +347,21 @@ static void wait_until(struct run *x, uint64_t t)
 		uint64_t d = t - 100000 - n;
 		struct timespec ts = { 0, (long)(d < 200000 ? d : 200000) };
 
-		reap_all(x);
+		reap_all(th);
 		nanosleep(&ts, NULL);
 	}
 	while (now_ns() < t)
 		;
 }
 
-static void run_step(struct run *x, struct plan_step *s, uint64_t target)
+static void run_step(struct rthread *th, struct plan_step *s, uint64_t target)
 {
+	struct run *x = th->x;
 	struct rring *rr = &x->rings[s->ring - 1];
 	unsigned n = 0, min;
 	uint64_t t;
 
-	reap_all(x);
+	reap_all(th);
 	for (size_t k = 0; k < s->n; k++) {
 		size_t pos = s->first + k, idx = x->p->order[pos];
 		struct io_uring_sqe *sqe = uring_get_sqe(&rr->u);
@@ -369,7 +406,7 @@ static void run_step(struct run *x, struct plan_step *s, uint64_t target)
 		/* A read whose data never comes must not hold the replay. */
 		int ret = uring_enter_timeout(&rr->u, (rr->flags & IORING_SETUP_SQPOLL) ? 0 : n,
 					      min, s->flags & ENTER_KEEP,
-					      x->deadline > now ? x->deadline - now : 1);
+					      th->deadline > now ? th->deadline - now : 1);
 
 		if (!s->ret)
 			s->ret = (rr->flags & IORING_SETUP_SQPOLL) ? (int)n : ret;
@@ -378,20 +415,20 @@ static void run_step(struct run *x, struct plan_step *s, uint64_t target)
 }
 
 /* Wait until limit for what is in flight; returns how many still are. */
-static uint64_t drain_until(struct run *x, uint64_t limit)
+static uint64_t drain_until(struct rthread *th, uint64_t limit)
 {
 	struct timespec pause = { 0, 50000 };
 	uint64_t left;
 
 	do {
 		left = 0;
-		for (size_t i = 0; i < x->p->nrings; i++) {
-			struct rring *rr = &x->rings[i];
+		for (size_t i = 0; i < th->x->p->nrings; i++) {
+			struct rring *rr = own_ring(th, i);
 
-			if (!rr->up || !rr->inflight)
+			if (!rr || !rr->inflight)
 				continue;
 			uring_enter(&rr->u, 0, 0, IORING_ENTER_GETEVENTS);
-			reap(x, rr);
+			reap(th->x, rr);
 			left += rr->inflight;
 		}
 		if (left)
@@ -406,17 +443,17 @@ static uint64_t drain_until(struct run *x, uint64_t limit)
  * in flight (IORING_ASYNC_CANCEL_ANY, 5.19) and give it the grace again.
  * Returns how many were still in flight at the deadline.
  */
-static uint64_t drain(struct run *x)
+static uint64_t drain(struct rthread *th)
 {
-	uint64_t left = drain_until(x, x->deadline);
+	uint64_t left = drain_until(th, th->deadline);
 
 	if (!left)
 		return 0;
-	for (size_t i = 0; i < x->p->nrings; i++) {
-		struct rring *rr = &x->rings[i];
+	for (size_t i = 0; i < th->x->p->nrings; i++) {
+		struct rring *rr = own_ring(th, i);
 		struct io_uring_sqe *sqe;
 
-		if (!rr->up || !rr->inflight || !(sqe = uring_get_sqe(&rr->u)))
+		if (!rr || !rr->inflight || !(sqe = uring_get_sqe(&rr->u)))
 			continue;
 		sqe->opcode = IORING_OP_ASYNC_CANCEL;
 		sqe->fd = -1;
@@ -425,7 +462,7 @@ static uint64_t drain(struct run *x)
 		uring_publish(&rr->u);
 		uring_enter(&rr->u, 1, 0, 0);
 	}
-	drain_until(x, now_ns() + GRACE_NS);
+	drain_until(th, now_ns() + GRACE_NS);
 	return left;
 }
 
@@ -438,7 +475,10 @@ static int run_alloc(struct run *x)
 	x->iov_at = calloc(p->replayed ? p->replayed : 1, sizeof(*x->iov_at));
 	x->ts = calloc(p->replayed ? p->replayed : 1, sizeof(*x->ts));
 	x->msg = calloc(p->replayed ? p->replayed : 1, sizeof(*x->msg));
-	if (!x->rings || !x->iov_at || !x->ts || !x->msg)
+	x->nthreads = p->nthreads ? p->nthreads : 1;
+	x->threads = calloc(x->nthreads, sizeof(*x->threads));
+	x->setup_order = calloc(p->nrings ? p->nrings : 1, sizeof(*x->setup_order));
+	if (!x->rings || !x->iov_at || !x->ts || !x->msg || !x->threads || !x->setup_order)
 		return -1;
 	for (size_t pos = 0; pos < p->replayed; pos++) {
 		const struct plan_req *q = &p->reqs[p->order[pos]];
@@ -449,6 +489,10 @@ static int run_alloc(struct run *x)
 		else if (q->op == POP_MSG)
 			niov++;
 	}
+	/* The rings with steps, in the order the recording numbered them. */
+	for (size_t i = 0; i < p->nrings; i++)
+		if (p->rings[i].thread != UINT_MAX)
+			x->setup_order[x->nsetup++] = (unsigned)i + 1;
 	x->iov = calloc(niov ? niov : 1, sizeof(*x->iov));
 	if (!x->iov || posix_memalign(&x->buf, 4096, p->max_len > 4096 ? p->max_len : 4096))
 		return -1;
@@ -473,6 +517,8 @@ static void run_free(struct run *x)
 	free(x->ts);
 	free(x->msg);
 	free(x->buf);
+	free(x->threads);
+	free(x->setup_order);
 }
 
 /* The last recorded submission or completion of a replayed request. */
@@ -486,43 +532,147 @@ static uint64_t plan_span_end(const struct plan *p)
 	return end;
 }
 
+/*
+ * Set up th's rings, each in its turn of x->setup_order; false when one
+ * could not be (or another thread's could not: then nothing more is).
+ */
+static bool thread_setup(struct rthread *th)
+{
+	struct run *x = th->x;
+	bool ok = true;
+
+	for (size_t k = 0; k < x->nsetup; k++) {
+		unsigned ring = x->setup_order[k];
+		bool failed;
+
+		if (x->p->rings[ring - 1].thread != th->index)
+			continue;
+		pthread_mutex_lock(&x->lock);
+		while (x->turn != k && !x->failed)
+			pthread_cond_wait(&x->cond, &x->lock);
+		failed = x->failed;
+		pthread_mutex_unlock(&x->lock);
+		if (!failed && setup_ring(x, &x->rings[ring - 1], &x->p->rings[ring - 1]))
+			ok = false;
+		pthread_mutex_lock(&x->lock);
+		x->turn = k + 1;
+		if (!ok || failed)
+			x->failed = true;
+		pthread_cond_broadcast(&x->cond);
+		pthread_mutex_unlock(&x->lock);
+		if (!ok || failed)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One replay thread: its rings set up, then, from the common start, its
+ * steps at their recorded times (scaled), then what they left in flight
+ * until its own deadline.
+ */
+static void *thread_main(void *arg)
+{
+	struct rthread *th = arg;
+	struct run *x = th->x;
+	const struct run_options *o = x->o;
+	bool ok = thread_setup(th);
+
+	pthread_mutex_lock(&x->lock);
+	x->ready++;
+	if (!ok)
+		x->failed = true;
+	pthread_cond_broadcast(&x->cond);
+	while (!x->go)
+		pthread_cond_wait(&x->cond, &x->lock);
+	ok = !x->failed;
+	pthread_mutex_unlock(&x->lock);
+	if (!ok)
+		return NULL;
+	th->deadline = x->t0 + (uint64_t)((double)x->span / (o->no_stall ? 1.0 : o->speed)) +
+		       GRACE_NS;
+	for (size_t i = 0; i < x->p->nsteps; i++) {
+		struct plan_step *s = &x->p->steps[i];
+		uint64_t target = x->t0 + (uint64_t)((double)(s->ts - x->rec0) / o->speed);
+
+		if (x->p->rings[s->ring - 1].thread != th->index)
+			continue;
+		if (o->no_stall)
+			target = now_ns();
+		else
+			wait_until(th, target);
+		run_step(th, s, target);
+	}
+	/* Later steps may have run late: the grace counts from the last. */
+	if (th->deadline < now_ns() + GRACE_NS)
+		th->deadline = now_ns() + GRACE_NS;
+	th->left = drain(th);
+	return NULL;
+}
+
+/* Start the threads, and all of them at once when all are set up. */
+static bool run_threads(struct run *x)
+{
+	unsigned started = 0;
+	bool ok;
+
+	for (; started < x->nthreads; started++) {
+		struct rthread *th = &x->threads[started];
+
+		int err;
+
+		th->x = x;
+		th->index = started;
+		err = pthread_create(&th->pt, NULL, thread_main, th);
+		if (err) {
+			fprintf(stderr, "uring-replay: cannot start replay thread %u: %s\n",
+				started + 1, strerror(err));
+			break;
+		}
+	}
+	pthread_mutex_lock(&x->lock);
+	if (started < x->nthreads)
+		x->failed = true;
+	pthread_cond_broadcast(&x->cond);
+	while (x->ready < started)
+		pthread_cond_wait(&x->cond, &x->lock);
+	/* A millisecond ahead: the first step is on time too. */
+	x->t0 = now_ns() + 1000000;
+	x->go = true;
+	ok = !x->failed;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(x->threads[i].pt, NULL);
+	return ok;
+}
+
 int run_plan(struct plan *p, const struct run_options *o)
 {
 	struct run x = { .p = p, .o = o };
-	uint64_t t0, rec0, left;
+	uint64_t left = 0;
 	int ret = 1;
 
+	pthread_mutex_init(&x.lock, NULL);
+	pthread_cond_init(&x.cond, NULL);
 	if (run_alloc(&x)) {
 		fprintf(stderr, "uring-replay: out of memory\n");
 		goto out;
 	}
-	for (size_t i = 0; i < p->nsteps; i++) {
-		struct rring *rr = &x.rings[p->steps[i].ring - 1];
-
-		if (!rr->up && setup_ring(&x, rr, &p->rings[p->steps[i].ring - 1]))
-			goto out;
-	}
-	rec0 = p->nsteps ? p->steps[0].ts : 0;
-	/* A millisecond ahead: the first step is on time too. */
-	t0 = now_ns() + 1000000;
-	x.deadline = t0 + (uint64_t)((double)(plan_span_end(p) - rec0) /
-				     (o->no_stall ? 1.0 : o->speed)) + GRACE_NS;
-	for (size_t i = 0; i < p->nsteps; i++) {
-		struct plan_step *s = &p->steps[i];
-		uint64_t target = t0 + (uint64_t)((double)(s->ts - rec0) / o->speed);
-
-		if (o->no_stall)
-			target = now_ns();
-		else
-			wait_until(&x, target);
-		run_step(&x, s, target);
-	}
-	/* Later steps may have run late: the grace counts from the last. */
-	if (x.deadline < now_ns() + GRACE_NS)
-		x.deadline = now_ns() + GRACE_NS;
-	left = drain(&x);
+	if (p->shared_ring && !o->quiet)
+		fprintf(stderr, "uring-replay: ring %u was entered by threads %" PRIu32 " and %" PRIu32
+			": every ring is replayed on one thread, in recorded order\n",
+			p->shared_ring, p->shared_tid[0], p->shared_tid[1]);
+	x.rec0 = p->nsteps ? p->steps[0].ts : 0;
+	x.span = plan_span_end(p) - x.rec0;
+	if (!run_threads(&x))
+		goto out;
+	for (unsigned i = 0; i < x.nthreads; i++)
+		left += x.threads[i].left;
 	ret = report_replay(p, o->log, !o->no_stall, left);
 out:
 	run_free(&x);
+	pthread_cond_destroy(&x.cond);
+	pthread_mutex_destroy(&x.lock);
 	return ret;
 }

@@ -19,17 +19,25 @@
 #define PID 100
 #define RING 0xa
 
-static void submit(struct scen *sc, uint64_t ts, uint64_t req, uint8_t opcode, int32_t fd,
-		   uint64_t off, uint32_t len, uint8_t sqe_flags)
+/* A submission with its SQE, by thread tid (evflags: EVF_SQ_THREAD too). */
+static void submit_by(struct scen *sc, uint64_t ts, uint32_t tid, uint64_t ring, uint64_t req,
+		      uint8_t opcode, int32_t fd, uint64_t off, uint32_t len, uint8_t sqe_flags,
+		      uint16_t evflags)
 {
 	struct ev_submit e = {
-		SYNTH_HDR(EV_SUBMIT, ts, PID, PID),
-		.opcode = opcode, .sqe_flags = sqe_flags, .ring = RING, .req = req,
+		SYNTH_HDR(EV_SUBMIT, ts, tid, PID),
+		.opcode = opcode, .sqe_flags = sqe_flags, .ring = ring, .req = req,
 		.user_data = req, .req_flags = sqe_flags, .off = off, .fd = fd, .len = len,
 	};
 
-	e.flags = EVF_SQE_VALID;
+	e.flags = EVF_SQE_VALID | evflags;
 	synth_emit(sc->s, sc->cpu, &e, sizeof(e));
+}
+
+static void submit(struct scen *sc, uint64_t ts, uint64_t req, uint8_t opcode, int32_t fd,
+		   uint64_t off, uint32_t len, uint8_t sqe_flags)
+{
+	submit_by(sc, ts, PID, RING, req, opcode, fd, off, len, sqe_flags, 0);
 }
 
 static void done(struct scen *sc, uint64_t ts, uint64_t req, int32_t res)
@@ -168,6 +176,111 @@ START_TEST(test_plan)
 	ck_assert_uint_eq(p.rings[0].max_fixed_file, 5);
 	ck_assert_uint_eq(p.rings[0].setup_flags, IORING_SETUP_SINGLE_ISSUER);
 	ck_assert_uint_eq(p.max_len, 8192);
+	/* One recorded thread: one replay thread. */
+	ck_assert_uint_eq(p.nthreads, 1);
+	ck_assert_uint_eq(p.thread_tid[0], PID);
+	ck_assert_uint_eq(p.rings[0].thread, 0);
+	plan_free(&p);
+	scen_free(&sc);
+}
+END_TEST
+
+/* ------------------------------------------------------------- threads */
+
+#define W1 101
+#define W2 102
+#define SQT 200
+#define RA 0xa1
+#define RB 0xb2
+#define RC 0xc3
+
+/* An enter by tid on ring submitting one NOP (req), done at ts + 5 us. */
+static void nop_enter(struct scen *sc, uint64_t ts, uint32_t tid, uint64_t ring, uint64_t req,
+		      uint32_t min_complete)
+{
+	ev_enter_begin(sc, ts, tid, PID, ring, 4, 1, min_complete,
+		       min_complete ? IORING_ENTER_GETEVENTS : 0);
+	submit_by(sc, ts + 1, tid, ring, req, IORING_OP_NOP, -1, 0, 0, 0, 0);
+	ev_enter_end(sc, ts + 2, tid, PID, ring, 1);
+	ev_complete(sc, ts + 5 * US, tid, PID, ring, req, req, 0, 0);
+}
+
+/*
+ * Thread W1 creates ring 1 (RA), W2 rings 2 (RB) and 3 (RC, SQPOLL, never
+ * entered: its SQPOLL thread submits).  W2 enters ring 2, W1 ring 1 twice,
+ * the SQPOLL thread submits on ring 3; with shared, W2 enters ring 1 too.
+ */
+static void write_threads(struct scen *sc, bool shared)
+{
+	scen_open(sc, shared ? "replay_shared.log" : "replay_threads.log");
+	ev_task(sc, T0, W1, PID, "w1", 0, EV_TASK_EXISTING);
+	ev_task(sc, T0, W2, PID, "w2", 0, EV_TASK_EXISTING);
+	ev_task(sc, T0, SQT, PID, "iou-sqp-100", EV_PF_IO_WORKER, EV_TASK_EXISTING);
+	ev_create(sc, T0 + 1 * US, W1, PID, RA, 4, IORING_SETUP_SINGLE_ISSUER);
+	ev_create(sc, T0 + 2 * US, W2, PID, RB, 5, 0);
+	ev_create(sc, T0 + 3 * US, W2, PID, RC, 6, IORING_SETUP_SQPOLL);
+	nop_enter(sc, T0 + 10 * US, W2, RB, 1, 0);
+	nop_enter(sc, T0 + 20 * US, W1, RA, 2, 1);
+	submit_by(sc, T0 + 30 * US, SQT, RC, 3, IORING_OP_NOP, -1, 0, 0, 0, EVF_SQ_THREAD);
+	ev_complete(sc, T0 + 31 * US, SQT, PID, RC, 3, 3, 0, 0);
+	nop_enter(sc, T0 + 40 * US, W1, RA, 4, 0);
+	if (shared)
+		nop_enter(sc, T0 + 50 * US, W2, RA, 5, 0);
+	scen_finish(sc);
+}
+
+/* Each thread's rings to a replay thread of their own, SQPOLL's its creator's. */
+START_TEST(test_threads)
+{
+	static const uint32_t step_tid[] = { W2, W1, 0, W1 };
+	static const unsigned step_ring[] = { 2, 1, 3, 1 };
+	struct scen sc;
+	struct plan p;
+
+	write_threads(&sc, false);
+	ck_assert_int_eq(plan_read(&p, sc.path, true), 0);
+	ck_assert_uint_eq(p.replayed, 4);
+	ck_assert_uint_eq(p.nsteps, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(p.steps[i].ring, step_ring[i]);
+		ck_assert_uint_eq(p.steps[i].tid, step_tid[i]);
+		ck_assert_uint_eq(p.steps[i].n, 1);
+	}
+	ck_assert(!p.steps[2].enter);
+	ck_assert_uint_eq(p.shared_ring, 0);
+	ck_assert_uint_eq(p.nrings, 3);
+	/* Replay threads in order of their first step: W2's, then W1's. */
+	ck_assert_uint_eq(p.nthreads, 2);
+	ck_assert_uint_eq(p.thread_tid[0], W2);
+	ck_assert_uint_eq(p.thread_tid[1], W1);
+	ck_assert_uint_eq(p.rings[0].tid, W1);
+	ck_assert_uint_eq(p.rings[0].thread, 1);
+	ck_assert_uint_eq(p.rings[1].tid, W2);
+	ck_assert_uint_eq(p.rings[1].thread, 0);
+	ck_assert_uint_eq(p.rings[2].tid, W2);
+	ck_assert_uint_eq(p.rings[2].thread, 0);
+	plan_free(&p);
+	scen_free(&sc);
+}
+END_TEST
+
+/* A ring entered by two threads: one replay thread for every ring. */
+START_TEST(test_threads_shared)
+{
+	struct scen sc;
+	struct plan p;
+
+	write_threads(&sc, true);
+	ck_assert_int_eq(plan_read(&p, sc.path, true), 0);
+	ck_assert_uint_eq(p.nsteps, 5);
+	ck_assert_uint_eq(p.steps[4].tid, W2);
+	ck_assert_uint_eq(p.steps[4].ring, 1);
+	ck_assert_uint_eq(p.shared_ring, 1);
+	ck_assert_uint_eq(p.shared_tid[0], W1);
+	ck_assert_uint_eq(p.shared_tid[1], W2);
+	ck_assert_uint_eq(p.nthreads, 1);
+	for (size_t i = 0; i < p.nrings; i++)
+		ck_assert_uint_eq(p.rings[i].thread, 0);
 	plan_free(&p);
 	scen_free(&sc);
 }
@@ -425,6 +538,8 @@ static Suite *replay_suite(void)
 	tcase_add_test(tc, test_socket_eof);
 	tcase_add_test(tc, test_stream_skips);
 	tcase_add_test(tc, test_no_identity);
+	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_threads_shared);
 	suite_add_tcase(s, tc);
 	return s;
 }

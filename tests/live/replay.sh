@@ -7,7 +7,10 @@
 # and buffers, an SQPOLL ring; a pipe and a socket pair fed only through
 # io_uring, replayed over the replayer's own pipe and socketpair, with
 # every read, recv and poll getting its recorded result) and the same
-# requests per io_uring_enter (tests/live/replay_compare.py).  Nothing is
+# requests per io_uring_enter (tests/live/replay_compare.py).  The threads
+# scenario (3 threads, a ring each, at once) is replayed by 3 threads: the
+# replay's recording has each ring's requests submitted by a thread of
+# its own, with each ring's requests and batches as recorded.  Nothing is
 # written outside the scratch directory.  A pipe or socket fed from
 # outside io_uring (the poll scenario's writer thread) is not replayed,
 # with its reason.
@@ -17,9 +20,12 @@ REPLAY="$top_builddir/replay/uring-replay"
 [ -x "$REPLAY" ] || skip "no $REPLAY"
 probe_recorder
 
-for sc in nop rw link registered sqpoll streams; do
+for sc in nop rw link registered sqpoll streams threads; do
 	mkdir "$T/wd-$sc" "$T/scratch-$sc"
-	record -q -o "$T/$sc.log" -- "$WORKLOAD" --compact "$sc" --dir "$T/wd-$sc" >"$T/$sc.json"
+	more=""
+	[ "$sc" = threads ] && more="--threads 3"
+	record -q -o "$T/$sc.log" -- "$WORKLOAD" --compact "$sc" $more --dir "$T/wd-$sc" \
+		>"$T/$sc.json"
 	if [ "$sc" = sqpoll ] && [ "$record_status" = 3 ]; then
 		note "SQPOLL refused here: not replayed"
 		continue
@@ -41,14 +47,24 @@ for sc in nop rw link registered sqpoll streams; do
 		grep -q '^pipes and sockets: 13 requests on 2 pipes and 1 socket pairs, 13 with the recorded result$' \
 			"$T/$sc.report" || fail "streams: results differ from the recording"
 	fi
+	if [ "$sc" = threads ]; then
+		[ "$(grep -c '^thread [1-3] (recorded thread [0-9]*): rings [1-3]$' "$T/$sc.plan")" = 3 ] ||
+			fail "threads: not 3 replay threads of a ring each: $(cat "$T/$sc.plan")"
+		grep -q '^threads: 3 replay threads' "$T/$sc.report" ||
+			fail "threads: the report does not say 3 replay threads"
+	else
+		grep -q '^threads: 1 replay thread,' "$T/$sc.report" ||
+			fail "$sc: the report does not say 1 replay thread"
+	fi
 	[ -z "$(ls -A "$T/scratch-$sc" 2>/dev/null)" ] || fail "$sc: scratch files left behind"
 	for l in "$sc" "$sc.again"; do
 		"$CONVERT" -q --format=csv --tables=requests,syscalls -o "$T/$l.csv" "$T/$l.log" ||
 			fail "uring-convert $l.log"
 	done
-	sqpoll=""
-	[ "$sc" = sqpoll ] && sqpoll=--sqpoll
-	pycheck "$srcdir/tests/live/replay_compare.py" "$T/$sc.csv" "$T/$sc.again.csv" $sqpoll ||
+	how=""
+	[ "$sc" = sqpoll ] && how=--sqpoll
+	[ "$sc" = threads ] && how="--threads 3"
+	pycheck "$srcdir/tests/live/replay_compare.py" "$T/$sc.csv" "$T/$sc.again.csv" $how ||
 		fail "$sc: the replay differs from the recording"
 done
 
