@@ -241,6 +241,16 @@ static struct inflight_slot *slot_find(struct triggers *t, uint64_t ring, uint64
 	}
 }
 
+/*
+ * Linear probing's deletion moves later entries of the run back into the
+ * hole at i: the entry at j may fill it unless its home lies in (i, j],
+ * cyclically.
+ */
+static bool may_fill(size_t i, size_t j, size_t home)
+{
+	return (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j);
+}
+
 /* Linear probing's deletion: move later entries of the run back. */
 static void slot_remove(struct triggers *t, struct inflight_slot *s)
 {
@@ -253,8 +263,7 @@ static void slot_remove(struct triggers *t, struct inflight_slot *s)
 		if (slot_free(&t->slot[j]))
 			break;
 		home = slot_hash(t->slot[j].ring, t->slot[j].req);
-		/* j's entry may fill i unless its home lies in (i, j] */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+		if (may_fill(i, j, home)) {
 			t->slot[i] = t->slot[j];
 			i = j;
 		}
@@ -363,7 +372,7 @@ static void worker_remove(struct triggers *t, struct worker_slot *w)
 		if (!t->worker[j].tid)
 			break;
 		home = worker_hash(t->worker[j].tid);
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+		if (may_fill(i, j, home)) {
 			t->worker[i] = t->worker[j];
 			i = j;
 		}
