@@ -16,7 +16,7 @@
  * open flags, file system and the dentry path, walked here with d_parent
  * and the mount tree (bpf_d_path() is not allowed in tracepoints).  After
  * that, a completion costs four loads (req->file, f_inode, i_ino, f_flags)
- * and one map lookup.  Part of
+ * and a look in this CPU's memo, or one map lookup.  Part of
  * uring_record.bpf.c, included after emit.bpf.h and kernel_reads.bpf.h.
  */
 #ifndef RINGSIDE_FILES_BPF_H
@@ -43,6 +43,27 @@ struct {
 	__type(key, u64);
 	__type(value, struct file_seen);
 } files_seen SEC(".maps");
+
+/*
+ * In front of files_seen, the last files this CPU's completions named, by
+ * address (direct-mapped): a hit spares the hash lookup.  An entry is
+ * written only after its file was found in files_seen or described, so
+ * whatever mix of entries a program interrupting another leaves, it names
+ * a file address with the identity of a file already described.
+ */
+#define UR_FILES_MEMO 16		/* power of two */
+
+struct file_memo {
+	u64 file;
+	struct file_seen seen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct file_memo[UR_FILES_MEMO]);
+} files_memo SEC(".maps");
 
 /*
  * The path is built here, then copied into the record: a name read at a
@@ -202,6 +223,11 @@ static __always_inline bool emit_file(struct file *file, u64 inode, u64 ts, u64 
 	return true;
 }
 
+static __always_inline bool same_file(const struct file_seen *a, const struct file_seen *b)
+{
+	return a->inode == b->inode && a->ino == b->ino && a->f_flags == b->f_flags;
+}
+
 /*
  * The file of the request at req (an untyped pointer, as the completion
  * tracepoint passes it), its EV_FILE record written if this is the first
@@ -210,7 +236,9 @@ static __always_inline bool emit_file(struct file *file, u64 inode, u64 ts, u64 
 static __always_inline u64 note_request_file(u64 req, u64 ts, u64 pid_tgid)
 {
 	struct file_seen now = {}, *seen;
+	struct file_memo *memo, *m = NULL;
 	u64 file = 0;
+	u32 zero = 0;
 
 	if (!req || read_kernel_u64(&file, req + bpf_core_field_offset(struct io_kiocb, file)) ||
 	    !file)
@@ -220,12 +248,23 @@ static __always_inline u64 note_request_file(u64 req, u64 ts, u64 pid_tgid)
 	    read_kernel_u64(&now.ino, now.inode + bpf_core_field_offset(struct inode, i_ino)) ||
 	    read_kernel_u32(&now.f_flags, file + bpf_core_field_offset(struct file, f_flags)))
 		return file;
+	memo = bpf_map_lookup_elem(&files_memo, &zero);
+	if (memo) {
+		/* struct file is cacheline-aligned (its slab): skip the zero bits */
+		m = &memo[(file >> 6) & (UR_FILES_MEMO - 1)];
+		if (m->file == file && same_file(&m->seen, &now))
+			return file;
+	}
 	seen = bpf_map_lookup_elem(&files_seen, &file);
-	if (seen && seen->inode == now.inode && seen->ino == now.ino &&
-	    seen->f_flags == now.f_flags)
-		return file;
-	if (emit_file((struct file *)file, now.inode, ts, pid_tgid))
+	if (!seen || !same_file(seen, &now)) {
+		if (!emit_file((struct file *)file, now.inode, ts, pid_tgid))
+			return file;
 		bpf_map_update_elem(&files_seen, &file, &now, BPF_ANY);
+	}
+	if (m) {
+		m->file = file;
+		m->seen = now;
+	}
 	return file;
 }
 

@@ -24,6 +24,42 @@ static __always_inline bool comm_matches(struct task_struct *task)
 	return true;
 }
 
+/*
+ * The last -p/COMMAND/--follow answer on this CPU: tgid << 32 | the low 31
+ * bits of pid_filter_gen << 1 | selected.  One u64, so that a program
+ * interrupting another on this CPU can only replace it whole.  Events come
+ * in runs from one process, so this spares a hash lookup per event.  A
+ * process's events come after the pid_filter changes about it (the fork
+ * that adds it, the free that removes it), so a memo tagged with the
+ * current generation holds the map's answer.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} pid_memo SEC(".maps");
+
+static __always_inline void pid_filter_changed(void)
+{
+	__sync_fetch_and_add(&pid_filter_gen, 1);
+}
+
+static __always_inline bool pid_selected(u32 tgid)
+{
+	u64 tag = (u64)tgid << 32 | (pid_filter_gen & 0x7fffffff) << 1;
+	u32 zero = 0;
+	u64 *memo = bpf_map_lookup_elem(&pid_memo, &zero);
+	bool in;
+
+	if (memo && (*memo & ~1ULL) == tag)
+		return *memo & 1;
+	in = bpf_map_lookup_elem(&pid_filter, &tgid) != NULL;
+	if (memo)
+		*memo = tag | in;
+	return in;
+}
+
 /* Levels of cgroups task_under_cgroup() walks up from a task's own. */
 #define UR_CGROUP_MAX_DEPTH 32
 
@@ -67,7 +103,7 @@ static __always_inline bool __task_selected(u32 tgid, struct task_struct *task)
 		return false;
 	if (!filter_active)
 		return true;
-	if (filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid))
+	if (filter_pids && !pid_selected(tgid))
 		return false;
 	if (filter_comm &&
 	    !comm_matches(task ? task : (struct task_struct *)bpf_get_current_task()))

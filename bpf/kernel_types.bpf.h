@@ -306,6 +306,12 @@ struct ur_uring_params {
 	u32 sq_thread_idle;
 };
 
+/*
+ * Every pt_regs a program gets is a BTF pointer (a tp_btf or fentry
+ * argument, bpf_task_pt_regs()), so its fields are plain loads: the
+ * syscall number here, the arguments through libbpf's PT_REGS_PARM*_SYSCALL,
+ * not the _CORE_ forms, which are one bpf_probe_read_kernel() call each.
+ */
 #if defined(__TARGET_ARCH_x86)
 struct pt_regs {
 	unsigned long r10;
@@ -321,7 +327,7 @@ struct pt_regs {
 	unsigned long sp;
 	unsigned long bp;
 } __ur_core;
-#define UR_REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, orig_ax)
+#define UR_REGS_SYSCALL_NR(regs) ((regs)->orig_ax)
 #elif defined(__TARGET_ARCH_arm64)
 struct user_pt_regs {
 	u64 regs[31];
@@ -337,7 +343,7 @@ struct pt_regs {
 	u64 orig_x0;
 	s32 syscallno;
 } __ur_core;
-#define UR_REGS_SYSCALL_NR(regs) BPF_CORE_READ(regs, syscallno)
+#define UR_REGS_SYSCALL_NR(regs) ((regs)->syscallno)
 #else
 #error "ringside: declare struct pt_regs for this architecture in bpf/kernel_types.bpf.h"
 #endif

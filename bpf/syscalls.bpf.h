@@ -297,8 +297,8 @@ static __always_inline void sys_enter_end(struct pt_regs *regs, s64 ret)
 	if (!enter_cache_take(task, &fd, &flags, &ring)) {
 		if (!regs)
 			regs = user_regs(task);
-		fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
-		flags = PT_REGS_PARM4_CORE_SYSCALL(regs);
+		fd = PT_REGS_PARM1_SYSCALL(regs);
+		flags = PT_REGS_PARM4_SYSCALL(regs);
 		ring = resolve_ring(task, (s32)fd, flags & UR_IORING_ENTER_REGISTERED_RING, span);
 	}
 	evf = flags & UR_IORING_ENTER_REGISTERED_RING ? EVF_REGISTERED_RING : 0;
@@ -418,7 +418,7 @@ static __always_inline void sys_register_end(u64 fd, u64 opcode, s64 ret)
 SEC("?fentry")
 int BPF_PROG(fentry_setup, struct pt_regs *regs)
 {
-	sys_setup_begin(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs));
+	sys_setup_begin(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs));
 	return 0;
 }
 
@@ -432,8 +432,8 @@ int BPF_PROG(fexit_setup, struct pt_regs *regs, long ret)
 SEC("?fentry")
 int BPF_PROG(fentry_enter, struct pt_regs *regs)
 {
-	sys_enter_begin(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
-			PT_REGS_PARM3_CORE_SYSCALL(regs), PT_REGS_PARM4_CORE_SYSCALL(regs));
+	sys_enter_begin(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs),
+			PT_REGS_PARM3_SYSCALL(regs), PT_REGS_PARM4_SYSCALL(regs));
 	return 0;
 }
 
@@ -447,15 +447,15 @@ int BPF_PROG(fexit_enter, struct pt_regs *regs, long ret)
 SEC("?fentry")
 int BPF_PROG(fentry_register, struct pt_regs *regs)
 {
-	sys_register_begin(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
-			   PT_REGS_PARM4_CORE_SYSCALL(regs));
+	sys_register_begin(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs),
+			   PT_REGS_PARM4_SYSCALL(regs));
 	return 0;
 }
 
 SEC("?fexit")
 int BPF_PROG(fexit_register, struct pt_regs *regs, long ret)
 {
-	sys_register_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
+	sys_register_end(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs),
 			 ret);
 	return 0;
 }
@@ -520,7 +520,7 @@ int tp_sys_exit_register(struct ur_syscall_exit *ctx)
 {
 	struct pt_regs *regs = user_regs(bpf_get_current_task_btf());
 
-	sys_register_end(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
+	sys_register_end(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs),
 			 ctx->ret);
 	return 0;
 }
@@ -536,16 +536,16 @@ int BPF_PROG(tp_raw_sys_enter, struct pt_regs *regs, long id)
 	if (id < UR_NR_IO_URING_SETUP || id > UR_NR_IO_URING_REGISTER)
 		return 0;
 	if (id == UR_NR_IO_URING_ENTER)
-		sys_enter_begin(PT_REGS_PARM1_CORE_SYSCALL(regs), PT_REGS_PARM2_CORE_SYSCALL(regs),
-				PT_REGS_PARM3_CORE_SYSCALL(regs),
-				PT_REGS_PARM4_CORE_SYSCALL(regs));
+		sys_enter_begin(PT_REGS_PARM1_SYSCALL(regs), PT_REGS_PARM2_SYSCALL(regs),
+				PT_REGS_PARM3_SYSCALL(regs),
+				PT_REGS_PARM4_SYSCALL(regs));
 	else if (id == UR_NR_IO_URING_SETUP)
-		sys_setup_begin(PT_REGS_PARM1_CORE_SYSCALL(regs),
-				PT_REGS_PARM2_CORE_SYSCALL(regs));
+		sys_setup_begin(PT_REGS_PARM1_SYSCALL(regs),
+				PT_REGS_PARM2_SYSCALL(regs));
 	else
-		sys_register_begin(PT_REGS_PARM1_CORE_SYSCALL(regs),
-				   PT_REGS_PARM2_CORE_SYSCALL(regs),
-				   PT_REGS_PARM4_CORE_SYSCALL(regs));
+		sys_register_begin(PT_REGS_PARM1_SYSCALL(regs),
+				   PT_REGS_PARM2_SYSCALL(regs),
+				   PT_REGS_PARM4_SYSCALL(regs));
 	return 0;
 }
 
@@ -561,8 +561,8 @@ int BPF_PROG(tp_raw_sys_exit, struct pt_regs *regs, long ret)
 	else if (id == UR_NR_IO_URING_SETUP)
 		sys_setup_end(ret);
 	else
-		sys_register_end(PT_REGS_PARM1_CORE_SYSCALL(regs),
-				 PT_REGS_PARM2_CORE_SYSCALL(regs), ret);
+		sys_register_end(PT_REGS_PARM1_SYSCALL(regs),
+				 PT_REGS_PARM2_SYSCALL(regs), ret);
 	return 0;
 }
 

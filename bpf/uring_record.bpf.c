@@ -145,6 +145,12 @@ volatile __u64 self_ring = 0;
  * entries of freed rings whose address was reused are forgotten.
  */
 volatile bool ring_owners_valid = false;
+/*
+ * Bumped after every change to pid_filter, by the programs and by the
+ * recorder: what filter.bpf.h's per-CPU memo of the last answer is checked
+ * against.
+ */
+volatile __u64 pid_filter_gen = 0;
 struct ur_stats stats = {};
 
 #include "emit.bpf.h"
@@ -816,8 +822,10 @@ int BPF_PROG(tp_task_newtask, struct task_struct *task, u64 clone_flags)
 
 			if (bpf_map_update_elem(&pid_filter, &tgid, &start_time, BPF_ANY))
 				__sync_fetch_and_add(&stats.follow_map_full, 1);
+			pid_filter_changed();
 		} else if (bpf_map_lookup_elem(&pid_filter, &tgid)) {
 			bpf_map_delete_elem(&pid_filter, &tgid);
+			pid_filter_changed();
 		}
 	}
 	if (!naming_tasks() || !task_selected(tgid, task))
@@ -916,8 +924,10 @@ int BPF_PROG(tp_proc_free, struct task_struct *p)
 		return 0;
 	tgid = p->tgid;
 	start_time = bpf_map_lookup_elem(&pid_filter, &tgid);
-	if (start_time && (!*start_time || *start_time == p->start_time))
+	if (start_time && (!*start_time || *start_time == p->start_time)) {
 		bpf_map_delete_elem(&pid_filter, &tgid);
+		pid_filter_changed();
+	}
 	return 0;
 }
 

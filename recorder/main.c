@@ -314,6 +314,7 @@ static int add_filter_pid(struct recorder *r, pid_t pid)
 		msg_error("cannot add pid %d to the filter: %s", (int)pid, strerror(errno));
 		return -errno;
 	}
+	__atomic_fetch_add(&r->skel->bss->pid_filter_gen, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
