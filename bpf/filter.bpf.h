@@ -155,17 +155,59 @@ static __always_inline bool ring_selected(u64 ring, u64 pid_tgid)
 	return ring && ring_owners_valid && bpf_map_lookup_elem(&ring_owner, &ring);
 }
 
+/*
+ * The last ring this CPU found in ring_owner or put there, and
+ * ring_owner_gen then: every submission and enter would look it up
+ * otherwise.  Two words (the verifier lets no arithmetic mix a pointer into
+ * one), so a program interrupting another on this CPU may rewrite them
+ * between two reads: the generation is read before and after the ring, and
+ * a memo whose two reads differ is not used.  An entry LRU-evicted while it
+ * is memoized here is put back once this CPU's memo moves on; ring_owner
+ * holds UR_MAX_RING_OWNERS rings before it evicts.
+ */
+struct ring_memo {
+	u64 gen;
+	u64 ring;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct ring_memo);
+} ring_memos SEC(".maps");
+
+static __always_inline void forget_ring(u64 ring)
+{
+	bpf_map_delete_elem(&ring_owner, &ring);
+	__sync_fetch_and_add(&ring_owner_gen, 1);
+}
+
 /* Remember that ring belongs to a selected process (only with filters). */
 static __always_inline void remember_ring(u64 ring, u64 pid_tgid)
 {
-	u32 tgid = pid_tgid >> 32;
+	u32 tgid = pid_tgid >> 32, zero = 0;
+	volatile struct ring_memo *memo;
+	u64 gen;
 
-	if (!filter_active || !ring || bpf_map_lookup_elem(&ring_owner, &ring))
+	if (!filter_active || !ring)
 		return;
-	if (!current_task_selected(tgid))
+	gen = ring_owner_gen;
+	memo = bpf_map_lookup_elem(&ring_memos, &zero);
+	if (memo && memo->gen == gen && memo->ring == ring && memo->gen == gen)
 		return;
-	if (bpf_map_update_elem(&ring_owner, &ring, &tgid, BPF_ANY))
-		__sync_fetch_and_add(&stats.ring_owner_map_full, 1);
+	if (!bpf_map_lookup_elem(&ring_owner, &ring)) {
+		if (!current_task_selected(tgid))
+			return;
+		if (bpf_map_update_elem(&ring_owner, &ring, &tgid, BPF_ANY)) {
+			__sync_fetch_and_add(&stats.ring_owner_map_full, 1);
+			return;
+		}
+	}
+	if (memo) {
+		memo->ring = ring;
+		memo->gen = gen;
+	}
 }
 
 #endif /* RINGSIDE_FILTER_BPF_H */

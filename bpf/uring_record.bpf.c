@@ -151,6 +151,8 @@ volatile bool ring_owners_valid = false;
  * against.
  */
 volatile __u64 pid_filter_gen = 0;
+/* The same for deletions from ring_owner. */
+volatile __u64 ring_owner_gen = 0;
 struct ur_stats stats = {};
 
 #include "emit.bpf.h"
@@ -348,7 +350,7 @@ int BPF_PROG(tp_create, int fd, void *rctx, u32 sq_entries, u32 cq_entries, u32 
 		 * freed ring that was: forget that one.
 		 */
 		if (filter_active)
-			bpf_map_delete_elem(&ring_owner, &rctx);
+			forget_ring((u64)rctx);
 		return 0;
 	}
 	remember_ring((u64)rctx, pid_tgid);
@@ -950,7 +952,7 @@ int BPF_PROG(tp_ring_exit, struct work_struct *work, void *function)
 	if (!ring_exit_work_fn || (u64)function != ring_exit_work_fn || !filter_active)
 		return 0;
 	ring = (u64)work - bpf_core_field_offset(struct io_ring_ctx, exit_work);
-	bpf_map_delete_elem(&ring_owner, &ring);
+	forget_ring(ring);
 	return 0;
 }
 
