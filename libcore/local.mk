@@ -9,6 +9,7 @@ libcore_libcore_a_SOURCES = \
 	libcore/pipeline.c libcore/pipeline.h libcore/convert_opts.h \
 	libcore/convert_log.c libcore/convert_log.h \
 	libcore/merge.c libcore/merge.h libcore/worker.c libcore/worker.h \
+	libcore/block_queue.c libcore/block_queue.h \
 	libcore/filter.c libcore/filter.h \
 	libcore/output.h \
 	libcore/model.c libcore/model.h libcore/reap.c libcore/reap.h \
