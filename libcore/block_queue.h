@@ -6,7 +6,7 @@
  * of blocks of a fixed size: memory stays flat however much goes
  * through, and the filler waits when all are full.  The lock is taken
  * once a block, not once a record.  Used by events.csv's formatter
- * (output_csv.c).
+ * (output_csv.c) and the model's output thread (output_async.c).
  */
 #ifndef RINGSIDE_BLOCK_QUEUE_H
 #define RINGSIDE_BLOCK_QUEUE_H

@@ -11,6 +11,7 @@ libcore_libcore_a_SOURCES = \
 	libcore/merge.c libcore/merge.h libcore/worker.c libcore/worker.h \
 	libcore/block_queue.c libcore/block_queue.h \
 	libcore/filter.c libcore/filter.h \
+	libcore/output_async.c libcore/output_async.h \
 	libcore/output.h \
 	libcore/model.c libcore/model.h libcore/reap.c libcore/reap.h \
 	libcore/iowq.c libcore/iowq.h libcore/model_files.c libcore/model_files.h \
