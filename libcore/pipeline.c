@@ -4,7 +4,7 @@
  * records, merged across CPUs in time order (merge.c), selected
  * (filter.c), followed request by request by the model (model.c), which
  * calls an output (output.h): uring-convert's formats, uring-replay's plan.
- * With more than one CPU the output runs on a thread of its own
+ * With more than one CPU, FXT and CSV output run on a thread of their own
  * (output_async.h), the model on this one.
  */
 #include <inttypes.h>
@@ -71,13 +71,21 @@ static int resolve_time(struct convert_log *c, const struct time_arg *t, uint64_
 	return 0;
 }
 
-/* --threads, else the CPUs this process may run on. */
+/*
+ * --threads, else the CPUs this process may run on for FXT and CSV, whose
+ * formatting costs as much as following the requests.  The summary, JSON
+ * and fio cost little to write: what they wait for is the model's thread,
+ * which would also copy every call for their thread, so a thread of their
+ * own slows them down.
+ */
 static unsigned conversion_threads(const struct options *o)
 {
 	cpu_set_t set;
 
 	if (o->threads)
 		return o->threads;
+	if (o->format != FORMAT_FXT && o->format != FORMAT_CSV)
+		return 1;
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return 1;
 	return (unsigned)CPU_COUNT(&set);
