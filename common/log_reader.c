@@ -373,6 +373,45 @@ static inline uint64_t unzigzag(uint64_t v)
 	return (v >> 1) ^ (0 - (v & 1));
 }
 
+enum packed_kind { PACKED_DELTA, PACKED_SUM32, PACKED_SUM64 };
+
+/*
+ * The values of one packed column (see fill_column_packed()), for one
+ * kind: inlined once per kind, so that the coding and the size are
+ * decided once a column, not once a value (the stores into the records
+ * may alias anything, so the compiler would read them again each time).
+ * Most values take one byte: those skip get_uvarint().
+ */
+static inline __attribute__((always_inline)) const unsigned char *
+packed_values(unsigned char *to, const uint32_t *offs, uint32_t n, const unsigned char *from,
+	      const unsigned char *end, unsigned max, bool four, enum packed_kind kind)
+{
+	uint64_t v, last = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (from < end && *from < 0x80)
+			v = *from++;
+		else if (!(from = get_uvarint(from, end, max, &v)))
+			return NULL;
+		if (four && v > UINT32_MAX)
+			return NULL;
+		switch (kind) {
+		case PACKED_DELTA:
+			put_le64(to + offs[k], unzigzag(v));
+			break;
+		case PACKED_SUM32:
+			last = (uint32_t)(last + unzigzag(v));
+			put_le32(to + offs[k], (uint32_t)last);
+			break;
+		case PACKED_SUM64:
+			last += unzigzag(v);
+			put_le64(to + offs[k], last);
+			break;
+		}
+	}
+	return from;
+}
+
 /*
  * fill_column() for an EVENTS_PACKED payload ending at end.  EV_COL_DELTA
  * values are stored as the differences they are (see the caller), other
@@ -385,7 +424,8 @@ static const unsigned char *fill_column_packed(unsigned char *out, const uint32_
 					       const unsigned char *end, const char **why)
 {
 	unsigned char *to = out + col->offset;
-	uint64_t v, last = 0;
+	unsigned max = ev_column_packed_max(col);
+	bool four = col->size == 4;
 
 	if (col->size != 4 && col->size != 8) {
 		if ((size_t)(end - from) < (size_t)col->size * n) {
@@ -394,22 +434,14 @@ static const unsigned char *fill_column_packed(unsigned char *out, const uint32_
 		}
 		return fill_column(out, offs, n, col, from);
 	}
-	for (uint32_t k = 0; k < n; k++) {
-		from = get_uvarint(from, end, ev_column_packed_max(col), &v);
-		if (!from || (col->size == 4 && v > UINT32_MAX)) {
-			*why = "has a value that runs past the payload's end or does not fit the field";
-			return NULL;
-		}
-		if (col->coding == EV_COL_DELTA) {
-			put_le64(to + offs[k], unzigzag(v));
-		} else if (col->size == 4) {
-			last = (uint32_t)(last + unzigzag(v));
-			put_le32(to + offs[k], (uint32_t)last);
-		} else {
-			last += unzigzag(v);
-			put_le64(to + offs[k], last);
-		}
-	}
+	if (col->coding == EV_COL_DELTA)
+		from = packed_values(to, offs, n, from, end, max, four, PACKED_DELTA);
+	else if (four)
+		from = packed_values(to, offs, n, from, end, max, true, PACKED_SUM32);
+	else
+		from = packed_values(to, offs, n, from, end, max, false, PACKED_SUM64);
+	if (!from)
+		*why = "has a value that runs past the payload's end or does not fit the field";
 	return from;
 }
 

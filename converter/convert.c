@@ -43,6 +43,7 @@ static bool output_is_log(const struct options *o, enum out_format fmt)
 
 int convert_run(const struct options *o)
 {
+	struct options run = *o;	/* with the format decided */
 	struct output_config cfg = { .path = o->output, .force = o->force, .quiet = o->quiet,
 				     .csv_tables = o->csv_tables };
 	enum out_format fmt = o->format;
@@ -105,5 +106,6 @@ int convert_run(const struct options *o)
 		fprintf(stderr, "uring-convert: %s\n", err);
 		return 1;
 	}
-	return convert_into(o, out, stderr);
+	run.format = fmt;
+	return convert_into(&run, out, stderr);
 }

@@ -53,7 +53,8 @@ static const char doc[] =
 
 static const char args_doc[] = "LOG";
 
-enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES };
+enum { OPT_START = 0x100, OPT_END, OPT_PID, OPT_RING, OPT_INFO, OPT_FORCE, OPT_LANES, OPT_TABLES,
+       OPT_THREADS };
 
 /* csv_table_names[], for people */
 #define TABLE_NAMES "requests, syscalls, events, losses, loss_counters, tasks, rings, counters, files"
@@ -70,6 +71,7 @@ static const struct argp_option argp_options[] = {
 	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): " TABLE_NAMES, 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
+	{ "threads", OPT_THREADS, "N", 0, "1: follow the requests and write the output on one thread, to compare or debug; 2 or more: the output on a thread of its own (default: fxt and csv on the CPUs uring-convert may run on, the others on 1); the output is the same", 2 },
 	{ 0 }
 };
 
@@ -214,6 +216,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			return bad("--tables: empty name in '%s' (" TABLE_NAMES ")", arg);
 		return bad("--tables: unknown table '%.*s' (" TABLE_NAMES ")", (int)len, name);
 	}
+	case OPT_THREADS:
+		if (parse_uint(arg, 1024, &v) || !v)
+			return bad("--threads: '%s' is not a number of threads from 1 to 1024", arg);
+		o->threads = (unsigned)v;
+		break;
 	case OPT_INFO:
 		o->info = true;
 		break;

@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "block_queue.h"
 #include "csv_tables.h"
 #include "event_layout.h"
 #include "file_stats.h"
@@ -42,7 +43,6 @@
 #include "output.h"
 #include "output_util.h"
 #include "uring_names.h"
-#include "worker.h"
 
 const char *const csv_table_names[CSV_NTABLES] = {
 	[CSV_REQUESTS] = "requests", [CSV_SYSCALLS] = "syscalls", [CSV_EVENTS] = "events",
@@ -178,23 +178,9 @@ struct csv_table {
 	struct flags_memo flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
 };
 
-/* c_raw() -> the events.csv thread (events_main) */
+/* c_raw() -> the events.csv thread (format_raw_batch) */
 #define RAW_BATCH_BYTES (256u << 10)
 #define RAW_BATCHES 4
-
-struct raw_batch {
-	unsigned char *buf;		/* raw_row + record, one after another */
-	size_t len;
-};
-
-struct raw_queue {
-	bool running;			/* the thread formats events.csv */
-	struct worker wk;		/* cond: a batch handed over, formatted, or stop */
-	struct raw_batch batch[RAW_BATCHES];
-	unsigned fill;			/* the batch c_raw() fills */
-	unsigned head;			/* the next batch the thread formats */
-	unsigned nfull;			/* handed over, not yet formatted */
-};
 
 struct csv {
 	struct output base;
@@ -216,7 +202,7 @@ struct csv {
 	} type_cols[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
-	struct raw_queue rawq;
+	struct block_queue rawq;	/* running: a thread formats events.csv */
 	struct file_stats files;	/* files.csv */
 	bool oom;
 };
@@ -1139,9 +1125,20 @@ static void format_raw(struct csv *c, struct csv_table *f, const struct raw_row 
 	eol(f);
 }
 
-/* Format the rows of a batch (len bytes of raw_row + record). */
-static void format_raw_batch(struct csv *c, const unsigned char *p, size_t len)
+/*
+ * events.csv has a thread of its own: its rows are 44 % of a CSV
+ * conversion's instructions, and the conversion's thread is what the
+ * whole waits for.  c_raw() copies rows into blocks; the thread formats
+ * them in order, here (len bytes of raw_row + record).  Only that thread
+ * touches c->f[CSV_EVENTS] between the start and the stop of the queue;
+ * everything else it reads is set before (columns, names, the timebase)
+ * and not written after.  Without the thread (no memory, no thread),
+ * c_raw() formats rows itself.
+ */
+static void format_raw_batch(void *arg, unsigned char *p, size_t len)
 {
+	struct csv *c = arg;
+
 	for (size_t off = 0; off < len;) {
 		const struct raw_row *r = (const void *)(p + off);
 
@@ -1150,117 +1147,27 @@ static void format_raw_batch(struct csv *c, const unsigned char *p, size_t len)
 	}
 }
 
-/*
- * events.csv has a thread of its own: its rows are 44 % of a CSV
- * conversion's instructions, and the conversion's thread is what the
- * whole waits for.  c_raw() copies rows into batches; the thread formats
- * them in order.  Only that thread touches c->f[CSV_EVENTS] between
- * events_start() and events_stop(); everything else it reads is set
- * before (columns, names, the timebase) and not written after.
- */
-static void *events_main(void *arg)
-{
-	struct csv *c = arg;
-	struct raw_queue *q = &c->rawq;
-
-	pthread_mutex_lock(&q->wk.lock);
-	for (;;) {
-		struct raw_batch *b;
-
-		while (!q->nfull && !q->wk.stop)
-			pthread_cond_wait(&q->wk.cond, &q->wk.lock);
-		if (!q->nfull)
-			break;
-		b = &q->batch[q->head];
-		pthread_mutex_unlock(&q->wk.lock);
-		format_raw_batch(c, b->buf, b->len);
-		pthread_mutex_lock(&q->wk.lock);
-		b->len = 0;
-		q->head = (q->head + 1) % RAW_BATCHES;
-		q->nfull--;
-		pthread_cond_broadcast(&q->wk.cond);
-	}
-	pthread_mutex_unlock(&q->wk.lock);
-	return NULL;
-}
-
-/* Start the thread; without it (no memory, no thread), rows are
- * formatted by c_raw() itself. */
-static void events_start(struct csv *c)
-{
-	struct raw_queue *q = &c->rawq;
-	int i;
-
-	for (i = 0; i < RAW_BATCHES; i++) {
-		q->batch[i].buf = malloc(RAW_BATCH_BYTES);
-		if (!q->batch[i].buf)
-			break;
-	}
-	if (i == RAW_BATCHES && !worker_start(&q->wk, events_main, c)) {
-		q->running = true;
-		return;
-	}
-	while (i--)
-		free(q->batch[i].buf);
-	*q = (struct raw_queue){ 0 };
-}
-
-/* Hand the batch being filled to the thread; wait for a free one. */
-static void events_hand_over(struct raw_queue *q)
-{
-	pthread_mutex_lock(&q->wk.lock);
-	q->nfull++;
-	q->fill = (q->fill + 1) % RAW_BATCHES;
-	pthread_cond_broadcast(&q->wk.cond);
-	while (q->nfull == RAW_BATCHES)
-		pthread_cond_wait(&q->wk.cond, &q->wk.lock);
-	pthread_mutex_unlock(&q->wk.lock);
-}
-
-/* Every row formatted, the thread gone; safe when it never started. */
-static void events_stop(struct csv *c)
-{
-	struct raw_queue *q = &c->rawq;
-
-	if (!q->running)
-		return;
-	if (q->batch[q->fill].len)
-		events_hand_over(q);
-	worker_stop(&q->wk);
-	for (int i = 0; i < RAW_BATCHES; i++)
-		free(q->batch[i].buf);
-	*q = (struct raw_queue){ 0 };
-}
-
 static void c_raw(struct output *o, const struct raw_event *e)
 {
 	struct csv *c = C(o);
-	struct raw_queue *q = &c->rawq;
-	/* <= 64 KiB + a header: always fits an empty batch */
+	/* <= 64 KiB + a header: always fits an empty block */
 	size_t need = RAW_ROW_ALIGN(sizeof(struct raw_row) + e->type->size);
 	struct raw_row one, *r = &one;
-	struct raw_batch *b = NULL;
 
-	if (q->running) {
-		b = &q->batch[q->fill];
-		if (RAW_BATCH_BYTES - b->len < need) {
-			events_hand_over(q);
-			b = &q->batch[q->fill];
-		}
-		r = (void *)(b->buf + b->len);
-	}
+	if (c->rawq.running)
+		r = block_queue_room(&c->rawq, need);
 	*r = (struct raw_row){
 		.type = e->type, .request_id = e->request_id, .cpu = e->cpu,
 		.ring = e->ring ? e->ring->number : 0, .name_known = e->task->name_known,
 	};
 	if (r->name_known)
 		memcpy(r->comm, e->task->comm, sizeof(r->comm));
-	if (!b) {
+	if (!c->rawq.running) {
 		format_raw(c, &c->f[CSV_EVENTS], r, e->rec);
 		return;
 	}
 	memcpy(r + 1, e->rec, e->type->size);
-	b->len += need;
+	block_queue_commit(&c->rawq, need);
 }
 
 /* --------------------------------------------------------- begin / end */
@@ -1346,7 +1253,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		out_buf_puts(&f->out, c->cols[i].header);
 	}
 	out_buf_put(&f->out, ",errno\r\n", 8);
-	events_start(c);
+	block_queue_start(&c->rawq, RAW_BATCHES, RAW_BATCH_BYTES, format_raw_batch, c);
 	return 0;
 }
 
@@ -1499,7 +1406,7 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	struct csv *c = C(o);
 	int ret = 0;
 
-	events_stop(c);
+	block_queue_stop(&c->rawq, false);
 	if (writes(c, CSV_TASKS))
 		write_tasks(c, t);
 	if (writes(c, CSV_RINGS))
@@ -1528,7 +1435,7 @@ static void c_destroy(struct output *o)
 {
 	struct csv *c = C(o);
 
-	events_stop(c);
+	block_queue_stop(&c->rawq, false);
 	for (int i = 0; i < CSV_NTABLES; i++) {
 		out_buf_close(&c->f[i].out);
 		free(c->path[i]);

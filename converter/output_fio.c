@@ -547,7 +547,8 @@ static int write_all(struct fio_out *f, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	qsort(f->e, f->n, sizeof(*f->e), by_group_time);
+	if (f->n)	/* nothing selected: f->e is NULL */
+		qsort(f->e, f->n, sizeof(*f->e), by_group_time);
 	while (i < f->n) {
 		struct fio_group *g = &f->groups[f->e[i].group];
 		size_t j = i;

@@ -158,6 +158,10 @@ struct fxo {
 	struct op_names ops[256];
 	/* io_uring_enter's texts: flags, SQ and CQ pending counts */
 	struct text_cache enter_flags, pending;
+	/* each file's path as valid UTF-8, by number - 1: made once, as a
+	 * file never changes (output.h) */
+	char **file_text;
+	size_t nfile_text;
 	uint64_t next_flow;
 	uint64_t lost_total;
 	bool lost_counter_started;
@@ -698,6 +702,35 @@ static void admit_threads(struct fxo *x, const struct model_request *r, struct r
 	}
 }
 
+/* utf8_clean() of f's path, made at its first request: a path is up to
+ * 3 KiB, and the requests of a file are many. */
+static const char *file_text(struct fxo *x, const struct model_file *f, char *buf, size_t len)
+{
+	size_t i = f->number - 1;
+	char *t;
+
+	if (i < x->nfile_text && x->file_text[i])
+		return x->file_text[i];
+	utf8_clean(f->path, strlen(f->path), buf, len);
+	if (!f->number)
+		return buf;
+	if (i >= x->nfile_text) {
+		size_t n = i + 64;
+		char **p = realloc(x->file_text, n * sizeof(*p));
+
+		if (!p)
+			return buf;
+		memset(p + x->nfile_text, 0, (n - x->nfile_text) * sizeof(*p));
+		x->file_text = p;
+		x->nfile_text = n;
+	}
+	t = strdup(buf);
+	if (!t)
+		return buf;
+	x->file_text[i] = t;
+	return t;
+}
+
 /* The lifetime's arguments: what the request was and how it ended. */
 static void write_lifetime(struct fxo *x, const struct model_request *r, const struct fxt_plan *p,
 			   const struct fxt_lifetime *lt, const char *op)
@@ -745,8 +778,7 @@ static void write_lifetime(struct fxo *x, const struct model_request *r, const s
 	/* Last: a slice that already has FXT_MAX_ARGS arguments goes without
 	 * (uring-convert(1), FXT OUTPUT); requests.csv still has it. */
 	if (r->file)
-		add(&v, fxt_arg_str("file", utf8_clean(r->file->path, strlen(r->file->path), pb,
-							 sizeof(pb))));
+		add(&v, fxt_arg_str("file", file_text(x, r->file, pb, sizeof(pb))));
 	if (r->status != REQ_COMPLETE)
 		snprintf(name, sizeof(name), "%s (%s)", op, status_text(r->status));
 	fxt_duration_complete(x->w, rel(x, lt->start), rel(x, lt->end), lane_th, CAT,
@@ -1560,6 +1592,9 @@ static void x_destroy(struct output *o)
 	hmap_free(&x->loss_index);
 	text_cache_free(&x->enter_flags);
 	text_cache_free(&x->pending);
+	for (size_t i = 0; i < x->nfile_text; i++)
+		free(x->file_text[i]);
+	free(x->file_text);
 	free(x);
 }
 

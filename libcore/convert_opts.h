@@ -37,6 +37,9 @@ struct options {
 	size_t nrings;
 	unsigned lanes;			/* --lanes (fxt), 0: default */
 	unsigned csv_tables;		/* --tables (csv), 0: all */
+	unsigned threads;		/* --threads: 1 the model and the output on one
+					 * thread, more: on two; 0: fxt and csv on
+					 * the CPUs we may use, the others on one */
 };
 
 #endif

@@ -9,7 +9,9 @@ libcore_libcore_a_SOURCES = \
 	libcore/pipeline.c libcore/pipeline.h libcore/convert_opts.h \
 	libcore/convert_log.c libcore/convert_log.h \
 	libcore/merge.c libcore/merge.h libcore/worker.c libcore/worker.h \
+	libcore/block_queue.c libcore/block_queue.h \
 	libcore/filter.c libcore/filter.h \
+	libcore/output_async.c libcore/output_async.h \
 	libcore/output.h \
 	libcore/model.c libcore/model.h libcore/reap.c libcore/reap.h \
 	libcore/iowq.c libcore/iowq.h libcore/model_files.c libcore/model_files.h \

@@ -4,8 +4,11 @@
  * records, merged across CPUs in time order (merge.c), selected
  * (filter.c), followed request by request by the model (model.c), which
  * calls an output (output.h): uring-convert's formats, uring-replay's plan.
+ * With more than one CPU, FXT and CSV output run on a thread of their own
+ * (output_async.h), the model on this one.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include "merge.h"
 #include "model.h"
 #include "names.h"
+#include "output_async.h"
 #include "pipeline.h"
 #include "timebase.h"
 
@@ -65,6 +69,26 @@ static int resolve_time(struct convert_log *c, const struct time_arg *t, uint64_
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * --threads, else the CPUs this process may run on for FXT and CSV, whose
+ * formatting costs as much as following the requests.  The summary, JSON
+ * and fio cost little to write: what they wait for is the model's thread,
+ * which would also copy every call for their thread, so a thread of their
+ * own slows them down.
+ */
+static unsigned conversion_threads(const struct options *o)
+{
+	cpu_set_t set;
+
+	if (o->threads)
+		return o->threads;
+	if (o->format != FORMAT_FXT && o->format != FORMAT_CSV)
+		return 1;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return (unsigned)CPU_COUNT(&set);
 }
 
 int convert_into(const struct options *o, struct output *out, FILE *errf)
@@ -147,6 +171,12 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 			sink = out;
 			goto cleanup;
 		}
+	}
+	if (conversion_threads(o) > 1) {
+		struct output *async = output_async_new(sink);
+
+		if (async)	/* else everything on this thread */
+			sink = async;
 	}
 	if (sink->ops->begin(sink, &meta, err, sizeof(err))) {
 		fprintf(c.errf, "uring-convert: %s\n", err);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * A thread with a lock, a condition and a stop flag: the converter's two
- * helper threads (out_buf's writer, events.csv's formatter) start and stop
- * the same way.  The thread's function waits on cond under lock and
+ * A thread with a lock, a condition and a stop flag: the converter's
+ * helper threads (out_buf's writer, the block_queue threads: events.csv's
+ * formatter and the output's thread) start and stop the same way.  The thread's function waits on cond under lock and
  * returns once stop is set and its work is done.
  */
 #ifndef RINGSIDE_WORKER_H

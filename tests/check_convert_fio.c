@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert_test.h"
 #include "test_util.h"
@@ -250,6 +251,32 @@ START_TEST(test_fio_file_identity)
 END_TEST
 
 /* An existing output is not overwritten without --force. */
+/* A selection that leaves no request: a job file without iologs (and no
+ * qsort(NULL, 0): UndefinedBehaviorSanitizer). */
+START_TEST(test_fio_nothing_selected)
+{
+	struct scen sc;
+	struct options o = { .quiet = true, .npids = 1, .pids = { 999 } };
+	struct output_config cfg = { .quiet = true };
+	struct output *out;
+	char err[256], *dir, *path;
+
+	write_scenario(&sc);
+	dir = test_path(sc.dir, "fio");
+	o.log_path = sc.path;
+	cfg.path = dir;
+	out = output_fio_new(&cfg, false, err, sizeof(err));
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+	assert_has(dir, "replay.fio", "fio job file");
+	path = test_path(dir, "p100.iolog");
+	ck_assert_int_ne(access(path, F_OK), 0);
+	free(path);
+	free(dir);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_fio_refuses_overwrite)
 {
 	struct options o = { .quiet = true };
@@ -285,6 +312,7 @@ static Suite *fio_suite(void)
 	tcase_add_test(tc, test_fio_per_process);
 	tcase_add_test(tc, test_fio_per_ring);
 	tcase_add_test(tc, test_fio_refuses_overwrite);
+	tcase_add_test(tc, test_fio_nothing_selected);
 	tcase_add_test(tc, test_fio_file_identity);
 	suite_add_tcase(s, tc);
 	return s;

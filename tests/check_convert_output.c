@@ -626,6 +626,8 @@ START_TEST(test_cli_errors)
 			{ { "--tables=requests", "-o", existing, sc.path, NULL }, 2,
 			  "--tables needs --format=csv" },
 			{ { "--force", "-o", sc.path, sc.path, NULL }, 1, "refusing to write over the log" },
+			{ { "--threads=0", sc.path, NULL }, 2, "--threads: '0'" },
+			{ { "--threads", "two", sc.path, NULL }, 2, "not a number of threads" },
 		};
 
 		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

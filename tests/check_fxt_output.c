@@ -1889,6 +1889,55 @@ START_TEST(test_fxt_agrees_with_csv)
 }
 END_TEST
 
+/*
+ * Each lifetime names its request's file, as valid UTF-8 (a byte that is
+ * not becomes U+FFFD): the text is made once per file, so requests of two
+ * files in turns, and one of none, must each get their own.
+ */
+START_TEST(test_file_paths)
+{
+	static const char srv[] = "data\0srv\0", bad[] = "log\xff\0var\0";
+	static const char *const want[] = { "/srv/data", "/var/log\xef\xbf\xbd", NULL };
+	struct scen sc;
+	struct conv c;
+
+	scen_open(&sc, "files.log");
+	ev_task(&sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_file(&sc, T0, 0xf1, 8u << 20 | 1, 11, 0, 1, 0100644, "ext4", srv, sizeof(srv) - 1, 2, 0);
+	ev_file(&sc, T0, 0xf2, 8u << 20 | 1, 12, 0, 1, 0100644, "ext4", bad, sizeof(bad) - 1, 2, 0);
+	for (unsigned i = 0; i < 9; i++) {
+		uint64_t t = T0 + (i + 1) * 10 * US;
+
+		ev_submit(&sc, t, TID, PID, RING, 0x100 + i, OP_READ, i, 0, 0);
+		if (i % 3 == 2)
+			ev_complete(&sc, t + 2 * US, TID, PID, RING, 0x100 + i, i, 0, 0);
+		else
+			ev_complete_file(&sc, t + 2 * US, TID, PID, RING, 0x100 + i, i, 4096,
+					 i % 3 ? 0xf2 : 0xf1);
+	}
+	scen_finish(&sc);
+	convert_fxt(sc.path, NULL, &c);
+	check_clean(c.m);
+	for (unsigned i = 0; i < 9; i++) {
+		const struct fxtr_slice *s = lifetime(c.m, i);
+		const struct fxtr_arg *a;
+
+		ck_assert_msg(s != NULL, "no lifetime for request %u", i);
+		a = fxtr_slice_arg(c.m, s, "file");
+		if (!want[i % 3]) {
+			ck_assert_msg(a == NULL, "request %u: a file without one", i);
+			continue;
+		}
+		ck_assert_msg(a && a->type == FXTR_ARG_STRING, "request %u: no file", i);
+		ck_assert_uint_eq(a->str_len, strlen(want[i % 3]));
+		ck_assert_msg(!memcmp(a->str, want[i % 3], a->str_len), "request %u: file %.*s", i,
+			      (int)a->str_len, a->str);
+	}
+	conv_free(&c);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_golden)
 {
 	char *rel = test_path(test_srcdir(), "tests/golden/convert_fxt.fxt");
@@ -2133,6 +2182,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_plan_lifetime);
 	tcase_add_test(tc, test_plan_iowq);
 	tcase_add_test(tc, test_plan_link);
+	tcase_add_test(tc, test_file_paths);
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_cli);
 	suite_add_tcase(s, tc);

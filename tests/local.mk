@@ -87,7 +87,9 @@ endif
 # (regenerate on purpose: RINGSIDE_REGENERATE_GOLDEN=1 make check
 # TESTS=tests/check_convert_output, then review the diff), bounded memory,
 # and the pandas dtype check (tests/convert_pandas.py; skipped without
-# python3-pandas, except on CI).
+# python3-pandas, except on CI).  tests/check_convert_async: every format of
+# every golden log and of busy synthetic logs, the same bytes with the
+# model and the output on one thread and on two (libcore/output_async.c).
 if HAVE_CHECK
 noinst_LIBRARIES += tests/libconverttest.a
 tests_libconverttest_a_SOURCES = tests/convert_test.c tests/convert_test.h
@@ -118,6 +120,12 @@ tests_check_convert_fio_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(
 tests_check_convert_fio_CFLAGS = $(TEST_CFLAGS)
 tests_check_convert_fio_LDADD = $(CONVERT_TEST_LIBS)
 TESTS += tests/check_convert_fio
+check_PROGRAMS += tests/check_convert_async
+tests_check_convert_async_SOURCES = tests/check_convert_async.c
+tests_check_convert_async_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/converter -I$(top_srcdir)/tests
+tests_check_convert_async_CFLAGS = $(TEST_CFLAGS)
+tests_check_convert_async_LDADD = $(CONVERT_TEST_LIBS)
+TESTS += tests/check_convert_async
 # tests/check_replay: uring-replay's plan (replay/plan.c) from synthetic logs.
 check_PROGRAMS += tests/check_replay
 tests_check_replay_SOURCES = tests/check_replay.c replay/plan.c replay/plan.h \

@@ -254,6 +254,8 @@ int fuzz_convert_one(const uint8_t *data, size_t size, enum out_format format)
 	o.format = format;
 	o.force = true;
 	apply_options(&o, l.options);
+	/* The model and the output on one thread or on two, from the size. */
+	o.threads = size & 4 ? 2 : 1;
 	snprintf(outpath, sizeof(outpath), "%s/%s", fuzz_output_dir(),
 		 format == FORMAT_CSV ? "csv" : format == FORMAT_FXT ? "trace.fxt" : "out");
 	cfg.path = outpath;
