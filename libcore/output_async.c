@@ -88,8 +88,12 @@ struct async_out {
 	struct output_ops ops;
 	struct output *in;
 	struct block_queue q;
-	/* model object -> its mirror; on the model's thread only */
+	/* model object -> its mirror; on the model's thread only.  The
+	 * model's objects live until destroy() (output.h): an address is
+	 * never another object's. */
 	struct hmap tasks, rings, files;
+	const struct model_ring *ring_key;	/* the last ring looked up */
+	struct model_ring *ring_val;		/* its mirror (NULL for NULL) */
 	bool oom;			/* a mirror could not be made: calls dropped */
 	/* end()'s totals: the mirrors, as the totals order them */
 	struct model_task **end_tasks;
@@ -116,9 +120,25 @@ static void *mirror_of(struct async_out *a, struct hmap *map, const void *obj, s
 	return m;
 }
 
-static struct model_ring *ring_mirror(struct async_out *a, const struct model_ring *r)
+static __attribute__((noinline)) struct model_ring *ring_mirror_slow(struct async_out *a,
+								    const struct model_ring *r)
 {
-	return r ? mirror_of(a, &a->rings, r, sizeof(*r)) : NULL;
+	struct model_ring *m = r ? mirror_of(a, &a->rings, r, sizeof(*r)) : NULL;
+
+	if (m) {
+		a->ring_key = r;
+		a->ring_val = m;
+	}
+	return m;
+}
+
+/* Once per call or more: the ring of the last call is nearly always the
+ * next one's. */
+static inline struct model_ring *ring_mirror(struct async_out *a, const struct model_ring *r)
+{
+	if (r == a->ring_key)
+		return a->ring_val;
+	return ring_mirror_slow(a, r);
 }
 
 /* A file never changes once named (model_files.c): copied once, with its
@@ -157,19 +177,22 @@ static void *msg_add(struct async_out *a, enum msg_kind kind, size_t size)
 	return h;
 }
 
-/* r with its ring and file replaced by their mirrors; false: no memory. */
-static bool request_copy(struct async_out *a, struct model_request *dst,
-			 const struct model_request *r)
+/* The mirrors of r's ring and file; false: no memory. */
+static bool request_mirrors(struct async_out *a, const struct model_request *r,
+			    const struct model_ring **ring, const struct model_file **file)
 {
-	const struct model_ring *ring = ring_mirror(a, r->ring);
-	const struct model_file *file = file_mirror(a, r->file);
+	*ring = ring_mirror(a, r->ring);
+	*file = r->file ? file_mirror(a, r->file) : NULL;
+	return *ring && (!r->file || *file);
+}
 
-	if (!ring || (r->file && !file))
-		return false;
+/* r into the message, with its mirrors: copied once, where it goes. */
+static void request_put(struct model_request *dst, const struct model_request *r,
+			const struct model_ring *ring, const struct model_file *file)
+{
 	*dst = *r;
 	dst->ring = ring;
 	dst->file = file;
-	return true;
 }
 
 static int a_begin(struct output *o, const struct output_meta *meta, char *err, size_t errlen)
@@ -206,13 +229,14 @@ static void a_ring(struct output *o, const struct model_ring *r)
 static void a_request(struct output *o, const struct model_request *r)
 {
 	struct async_out *a = A(o);
-	struct model_request copy;
+	const struct model_ring *ring;
+	const struct model_file *file;
 	struct msg_request *m;
 
-	if (a->oom || !request_copy(a, &copy, r))
+	if (a->oom || !request_mirrors(a, r, &ring, &file))
 		return;
 	m = msg_add(a, MSG_REQUEST, sizeof(*m));
-	m->r = copy;
+	request_put(&m->r, r, ring, file);
 }
 
 static void a_syscall(struct output *o, const struct model_syscall *s)
@@ -232,16 +256,18 @@ static void a_cqe(struct output *o, const struct model_cqe *c)
 {
 	struct async_out *a = A(o);
 	const struct model_ring *ring = a->oom ? NULL : ring_mirror(a, c->ring);
-	struct model_request req;
+	const struct model_ring *req_ring = NULL;
+	const struct model_file *req_file = NULL;
 	struct msg_cqe *m;
 
-	if (a->oom || (c->ring && !ring) || (c->request && !request_copy(a, &req, c->request)))
+	if (a->oom || (c->ring && !ring) ||
+	    (c->request && !request_mirrors(a, c->request, &req_ring, &req_file)))
 		return;
 	m = msg_add(a, MSG_CQE, c->request ? sizeof(*m) : offsetof(struct msg_cqe, req));
 	m->c = *c;
 	m->c.ring = ring;
 	if (c->request) {
-		m->req = req;
+		request_put(&m->req, c->request, req_ring, req_file);
 		m->c.request = &m->req;
 	}
 }
