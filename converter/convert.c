@@ -75,6 +75,8 @@ int convert_run(const struct options *o)
 			o->output);
 		return 1;
 	}
+	run.format = fmt;
+	cfg.threads = convert_threads(&run);
 	switch (fmt) {
 	case FORMAT_SUMMARY:
 		out = output_summary_new(&cfg, err, sizeof(err));
@@ -106,6 +108,5 @@ int convert_run(const struct options *o)
 		fprintf(stderr, "uring-convert: %s\n", err);
 		return 1;
 	}
-	run.format = fmt;
 	return convert_into(&run, out, stderr);
 }

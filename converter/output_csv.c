@@ -167,6 +167,14 @@ struct flags_memo {
 	char text[FLAGS_TEXT_MAX];
 };
 
+/* requests.csv's file cells as last written: a run of rows names the same
+ * file, and a numbered file never changes nor moves (model_files.c). */
+struct file_cells {
+	const struct model_file *file;	/* NULL: none remembered */
+	size_t len;
+	char text[512];
+};
+
 /* One table's file and the state of the row being written to it. */
 struct csv_table {
 	struct out_buf out;
@@ -178,7 +186,8 @@ struct csv_table {
 	struct flags_memo flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
 };
 
-/* c_raw() -> the events.csv thread (format_raw_batch) */
+/* c_raw() -> the events.csv thread (format_raw_batch), and c_request()
+ * -> the requests.csv thread (format_request_batch) */
 #define RAW_BATCH_BYTES (256u << 10)
 #define RAW_BATCHES 4
 
@@ -203,6 +212,8 @@ struct csv {
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
 	struct block_queue rawq;	/* running: a thread formats events.csv */
+	struct block_queue reqq;	/* running: a thread formats requests.csv */
+	struct file_cells req_file;	/* requests.csv, on the thread that formats it */
 	struct file_stats files;	/* files.csv */
 	bool oom;
 };
@@ -253,7 +264,15 @@ static unsigned dec_len(uint64_t v)
 /* Printed in place: a copy per number was a tenth of the run time. */
 static void put_u64(struct csv_table *f, uint64_t v)
 {
-	unsigned n = dec_len(v);
+	unsigned n;
+
+	/* ids, counts and the -1 of what did not happen: most cells are
+	 * one digit */
+	if (v < 10) {
+		out_buf_putc(&f->out, (char)('0' + v));
+		return;
+	}
+	n = dec_len(v);
 
 	dec_u64(out_buf_room(&f->out, DEC_U64_MAX) + n, v);
 	out_buf_commit(&f->out, n);
@@ -547,45 +566,85 @@ static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 		field_empty(f);
 }
 
-/*
- * The name of the thread that posted a request's final CQE; for one never
- * named, of another process than the submitter's, why it posted it
- * (cqe_outside_poster()), in parentheses.
- */
-static void field_complete_comm(struct csv *c, struct csv_table *f, const struct model_request *r)
+static void field_ring_cells(struct csv_table *f, uint32_t number, uint64_t ring_id, int32_t fd)
 {
-	const struct model_task *t = task_of(c, r->complete_tid);
-	const char *why;
-	char b[96];
-
-	if (t && t->name_known) {
-		field_str(f, t->comm);
-		return;
-	}
-	why = cqe_outside_poster(t, task_of(c, r->submit_pid), r->submit_pid, r->cflags,
-				 r->complete_ts);
-	if (!why) {
+	field_u64(f, number);
+	field_hex(f, ring_id);
+	if (fd >= 0)
+		field_i64(f, fd);
+	else
 		field_empty(f);
-		return;
-	}
-	snprintf(b, sizeof(b), "(%s)", why);
-	field_str(f, b);
 }
 
 static void field_ring(struct csv_table *f, const struct model_ring *r)
 {
 	if (r) {
-		field_u64(f, r->number);
-		field_hex(f, r->ring_id);
-		if (r->fd >= 0)
-			field_i64(f, r->fd);
-		else
-			field_empty(f);
+		field_ring_cells(f, r->number, r->ring_id, r->fd);
 	} else {
 		field_empty(f);
 		field_empty(f);
 		field_empty(f);
 	}
+}
+
+/*
+ * What a requests.csv row shows of the task and ring objects around its
+ * request, as they are when the request is delivered: the model updates
+ * them in place (output.h), and the row may be formatted later, on the
+ * requests thread.
+ */
+struct req_view {
+	uint64_t ring_id;
+	uint32_t ring_number;
+	int32_t ring_fd;
+	uint32_t ring_pid;
+	bool comm_known;
+	bool complete_known;
+	char comm[EV_COMM_LEN + 1];		/* the submitter's */
+	char complete_comm[EV_COMM_LEN + 1];	/* the final CQE's poster's */
+	const char *complete_why;		/* else why an unnamed one posted it */
+};
+
+/*
+ * The name of the thread that posted a request's final CQE; for one never
+ * named, of another process than the submitter's, why it posted it
+ * (cqe_outside_poster(), a constant string), in parentheses.
+ */
+static void request_view(struct csv *c, const struct model_request *r, struct req_view *v)
+{
+	const struct model_task *t = task_of(c, r->submit_tid);
+	const struct model_task *p = task_of(c, r->complete_tid);
+
+	v->ring_id = r->ring->ring_id;
+	v->ring_number = r->ring->number;
+	v->ring_fd = r->ring->fd;
+	v->ring_pid = r->ring->pid;
+	v->comm_known = t && t->name_known;
+	if (v->comm_known)
+		memcpy(v->comm, t->comm, sizeof(v->comm));
+	v->complete_known = p && p->name_known;
+	v->complete_why = NULL;
+	if (v->complete_known)
+		memcpy(v->complete_comm, p->comm, sizeof(v->complete_comm));
+	else
+		v->complete_why = cqe_outside_poster(p, task_of(c, r->submit_pid), r->submit_pid,
+						     r->cflags, r->complete_ts);
+}
+
+static void field_complete_comm(struct csv_table *f, const struct req_view *v)
+{
+	char b[96];
+
+	if (v->complete_known) {
+		field_str(f, v->complete_comm);
+		return;
+	}
+	if (!v->complete_why) {
+		field_empty(f);
+		return;
+	}
+	snprintf(b, sizeof(b), "(%s)", v->complete_why);
+	field_str(f, b);
 }
 
 /* ------------------------------------------------------------- tables */
@@ -641,23 +700,43 @@ static void field_file(struct csv *c, struct csv_table *f, const struct model_fi
 	field_str(f, file->fs);
 }
 
-static void c_request(struct output *o, const struct model_request *r)
+/* field_file() of a request, the last file's cells copied as they were. */
+static void field_request_file(struct csv *c, struct csv_table *f, const struct model_file *file)
 {
-	struct csv *c = C(o);
-	struct csv_table *f = &c->f[CSV_REQUESTS];
+	struct file_cells *m = &c->req_file;
+	const char *buf = f->out.cur;
+	size_t at = f->out.len;
+
+	if (file && file == m->file) {
+		out_buf_put(&f->out, m->text, m->len);
+		return;
+	}
+	field_file(c, f, file);
+	m->file = NULL;
+	/* not when the cells went out in two buffers */
+	if (file && f->out.cur == buf && f->out.len - at <= sizeof(m->text)) {
+		m->len = f->out.len - at;
+		memcpy(m->text, buf + at, m->len);
+		m->file = file;
+	}
+}
+
+/* A requests.csv row: r's ring, tasks and names from v, never through r. */
+static void format_request(struct csv *c, struct csv_table *f, const struct model_request *r,
+			   const struct req_view *v)
+{
 	char buf[512], op[NAMES_MAX_LEN];
 	bool sqe = r->sqe_fields_valid;
 	bool have_res = r->complete_ts || r->overflow_ts;
 
-	if (writes(c, CSV_FILES))
-		file_stats_add(&c->files, r);
-	if (!writes(c, CSV_REQUESTS))
-		return;
 	field_u64(f, r->id);
-	field_ring(f, r->ring);
-	field_opt_u64(f, r->submit_pid || r->ring->pid, r->submit_pid ? r->submit_pid : r->ring->pid);
+	field_ring_cells(f, v->ring_number, v->ring_id, v->ring_fd);
+	field_opt_u64(f, r->submit_pid || v->ring_pid, r->submit_pid ? r->submit_pid : v->ring_pid);
 	field_opt_u64(f, r->submit_tid, r->submit_tid);
-	field_comm(c, f, r->submit_tid);
+	if (v->comm_known)
+		field_str(f, v->comm);
+	else
+		field_empty(f);
 	field_str(f, names_opcode(c->meta.names, r->opcode, op));
 	field_u64(f, r->opcode);
 	field_u64(f, r->user_data);
@@ -713,7 +792,7 @@ static void c_request(struct output *o, const struct model_request *r)
 	field_t(c, f, r->tw_run_ts);
 	field_opt_u64(f, r->tw_run_tid, r->tw_run_tid);
 	field_opt_u64(f, r->complete_tid, r->complete_tid);
-	field_complete_comm(c, f, r);
+	field_complete_comm(f, v);
 	field_opt_u64(f, r->complete_syscall, r->complete_syscall);
 	field_t(c, f, r->first_cqe_ts);
 	field_u64(f, r->ncqes);
@@ -738,8 +817,55 @@ static void c_request(struct output *o, const struct model_request *r)
 		field_empty(f);
 	field_opt_u64(f, r->work_flags_valid && (r->modifiers & REQM_HASHED),
 		      iowq_work_key(true, r->work_flags) - 1);
-	field_file(c, f, r->file);
+	field_request_file(c, f, r->file);
 	eol(f);
+}
+
+/* A request and its view, as c_request() hands them to the requests
+ * thread; r.ring is not to be followed there. */
+struct req_row {
+	struct model_request r;
+	struct req_view v;
+};
+
+/*
+ * requests.csv has a thread of its own when the conversion has threads
+ * (output_config.threads): its rows are most of a requests-and-syscalls
+ * conversion's formatting.  Only that thread touches c->f[CSV_REQUESTS]
+ * between the start and the stop of the queue; the files a row names
+ * never change once named (model_files.c), and everything else it reads
+ * is in the row or set before the start.
+ */
+static void format_request_batch(void *arg, unsigned char *p, size_t len)
+{
+	struct csv *c = arg;
+
+	for (size_t off = 0; off < len; off += sizeof(struct req_row)) {
+		const struct req_row *row = (const void *)(p + off);
+
+		format_request(c, &c->f[CSV_REQUESTS], &row->r, &row->v);
+	}
+}
+
+static void c_request(struct output *o, const struct model_request *r)
+{
+	struct csv *c = C(o);
+	struct req_row *row;
+	struct req_view v;
+
+	if (writes(c, CSV_FILES))
+		file_stats_add(&c->files, r);
+	if (!writes(c, CSV_REQUESTS))
+		return;
+	if (!c->reqq.running) {
+		request_view(c, r, &v);
+		format_request(c, &c->f[CSV_REQUESTS], r, &v);
+		return;
+	}
+	row = block_queue_room(&c->reqq, sizeof(*row));
+	row->r = *r;
+	request_view(c, r, &row->v);
+	block_queue_commit(&c->reqq, sizeof(*row));
 }
 
 #define SYSCALL_COLUMNS \
@@ -1243,6 +1369,8 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	for (int i = 0; i < CSV_NTABLES; i++)
 		if (writes(c, i) && columns[i])
 			header(&c->f[i], columns[i]);
+	if (c->cfg.threads > 1 && writes(c, CSV_REQUESTS))
+		block_queue_start(&c->reqq, RAW_BATCHES, RAW_BATCH_BYTES, format_request_batch, c);
 	if (!writes(c, CSV_EVENTS))
 		return 0;
 	build_event_columns(c);
@@ -1407,6 +1535,7 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	int ret = 0;
 
 	block_queue_stop(&c->rawq, false);
+	block_queue_stop(&c->reqq, false);
 	if (writes(c, CSV_TASKS))
 		write_tasks(c, t);
 	if (writes(c, CSV_RINGS))
@@ -1436,6 +1565,7 @@ static void c_destroy(struct output *o)
 	struct csv *c = C(o);
 
 	block_queue_stop(&c->rawq, false);
+	block_queue_stop(&c->reqq, false);
 	for (int i = 0; i < CSV_NTABLES; i++) {
 		out_buf_close(&c->f[i].out);
 		free(c->path[i]);

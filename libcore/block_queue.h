@@ -5,8 +5,9 @@
  * fit, and a worker thread consumes the blocks in order.  A fixed number
  * of blocks of a fixed size: memory stays flat however much goes
  * through, and the filler waits when all are full.  The lock is taken
- * once a block, not once a record.  Used by events.csv's formatter
- * (output_csv.c) and the model's output thread (output_async.c).
+ * once a block, not once a record.  Used by the events.csv and
+ * requests.csv formatters (output_csv.c) and the model's output thread
+ * (output_async.c).
  */
 #ifndef RINGSIDE_BLOCK_QUEUE_H
 #define RINGSIDE_BLOCK_QUEUE_H

@@ -608,6 +608,8 @@ struct output_config {
 	bool force;			/* overwrite existing files */
 	bool quiet;
 	unsigned csv_tables;		/* csv: 1u << enum csv_table_id each (csv_tables.h); 0: all */
+	unsigned threads;		/* the conversion's (convert_threads()); > 1: an output
+					 * may format on threads of its own */
 };
 
 /*

@@ -78,7 +78,7 @@ static int resolve_time(struct convert_log *c, const struct time_arg *t, uint64_
  * which would also copy every call for their thread, so a thread of their
  * own slows them down.
  */
-static unsigned conversion_threads(const struct options *o)
+unsigned convert_threads(const struct options *o)
 {
 	cpu_set_t set;
 
@@ -172,7 +172,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 			goto cleanup;
 		}
 	}
-	if (conversion_threads(o) > 1) {
+	if (convert_threads(o) > 1) {
 		struct output *async = output_async_new(sink);
 
 		if (async)	/* else everything on this thread */

@@ -18,4 +18,8 @@
  */
 int convert_into(const struct options *o, struct output *out, FILE *errf);
 
+/* The threads a conversion of o->format may use: --threads, else the
+ * CPUs this process may run on for FXT and CSV, 1 for the others. */
+unsigned convert_threads(const struct options *o);
+
 #endif

@@ -35,9 +35,12 @@ enum { FMT_SUMMARY, FMT_JSON, FMT_CSV, FMT_FXT, FMT_FIO, NFMT };
 
 static const char *const fmt_name[NFMT] = { "summary", "json", "csv", "fxt", "fio" };
 
-static struct output *make_output(int fmt, const char *path, char *err, size_t errlen)
+/* threads > 1 also gives CSV's requests.csv its own thread. */
+static struct output *make_output(int fmt, const char *path, unsigned threads, char *err,
+				  size_t errlen)
 {
-	struct output_config cfg = { .path = path, .force = true, .quiet = true };
+	struct output_config cfg = { .path = path, .force = true, .quiet = true,
+				     .threads = threads };
 
 	switch (fmt) {
 	case FMT_SUMMARY:
@@ -64,7 +67,7 @@ static int convert_to(const struct options *o, int fmt, const char *path, char *
 	int ret;
 
 	ck_assert_ptr_nonnull(errf);
-	out = make_output(fmt, path, err, sizeof(err));
+	out = make_output(fmt, path, o->threads, err, sizeof(err));
 	ck_assert_msg(out != NULL, "%s: %s", fmt_name[fmt], err);
 	ret = convert_into(o, out, errf);
 	fclose(errf);
