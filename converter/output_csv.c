@@ -605,11 +605,7 @@ struct req_view {
 	const char *complete_why;		/* else why an unnamed one posted it */
 };
 
-/*
- * The name of the thread that posted a request's final CQE; for one never
- * named, of another process than the submitter's, why it posted it
- * (cqe_outside_poster(), a constant string), in parentheses.
- */
+/* r's view, from its ring and tasks as they are now. */
 static void request_view(struct csv *c, const struct model_request *r, struct req_view *v)
 {
 	const struct model_task *t = task_of(c, r->submit_tid);
@@ -631,6 +627,11 @@ static void request_view(struct csv *c, const struct model_request *r, struct re
 						     r->cflags, r->complete_ts);
 }
 
+/*
+ * The name of the thread that posted a request's final CQE; for one never
+ * named, of another process than the submitter's, why it posted it
+ * (cqe_outside_poster(), a constant string), in parentheses.
+ */
 static void field_complete_comm(struct csv_table *f, const struct req_view *v)
 {
 	char b[96];
