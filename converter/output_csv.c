@@ -188,8 +188,8 @@ struct csv_table {
 
 /* c_raw() -> the events.csv thread (format_raw_batch), and c_request()
  * -> the requests.csv thread (format_request_batch) */
-#define RAW_BATCH_BYTES (256u << 10)
-#define RAW_BATCHES 4
+#define FORMAT_BATCH_BYTES (256u << 10)
+#define FORMAT_BATCHES 4
 
 struct csv {
 	struct output base;
@@ -544,6 +544,14 @@ static void field_opt_u64(struct csv_table *f, bool valid, uint64_t v)
 		field_empty(f);
 }
 
+static void field_opt_str(struct csv_table *f, bool valid, const char *s)
+{
+	if (valid)
+		field_str(f, s);
+	else
+		field_empty(f);
+}
+
 static void header(struct csv_table *f, const char *cols)
 {
 	for (const char *p = cols; *p; p++)
@@ -560,10 +568,7 @@ static void field_comm(struct csv *c, struct csv_table *f, uint32_t tid)
 {
 	const struct model_task *t = task_of(c, tid);
 
-	if (t && t->name_known)
-		field_str(f, t->comm);
-	else
-		field_empty(f);
+	field_opt_str(f, t && t->name_known, t ? t->comm : NULL);
 }
 
 static void field_ring_cells(struct csv_table *f, uint32_t number, uint64_t ring_id, int32_t fd)
@@ -734,10 +739,7 @@ static void format_request(struct csv *c, struct csv_table *f, const struct mode
 	field_ring_cells(f, v->ring_number, v->ring_id, v->ring_fd);
 	field_opt_u64(f, r->submit_pid || v->ring_pid, r->submit_pid ? r->submit_pid : v->ring_pid);
 	field_opt_u64(f, r->submit_tid, r->submit_tid);
-	if (v->comm_known)
-		field_str(f, v->comm);
-	else
-		field_empty(f);
+	field_opt_str(f, v->comm_known, v->comm);
 	field_str(f, names_opcode(c->meta.names, r->opcode, op));
 	field_u64(f, r->opcode);
 	field_u64(f, r->user_data);
@@ -1220,10 +1222,7 @@ static void format_raw(struct csv *c, struct csv_table *f, const struct raw_row 
 	field_name(f, r->type->name);
 	field_u64(f, h->tgid);
 	field_u64(f, h->tid);
-	if (r->name_known)
-		field_str(f, r->comm);
-	else
-		field_empty(f);
+	field_opt_str(f, r->name_known, r->comm);
 	field_opt_u64(f, r->ring, r->ring);
 	field_opt_u64(f, r->request_id, r->request_id);
 	field_flags(c, f, h->flags, FLAGS_EVF);
@@ -1371,7 +1370,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		if (writes(c, i) && columns[i])
 			header(&c->f[i], columns[i]);
 	if (c->cfg.threads > 1 && writes(c, CSV_REQUESTS))
-		block_queue_start(&c->reqq, RAW_BATCHES, RAW_BATCH_BYTES, format_request_batch, c);
+		block_queue_start(&c->reqq, FORMAT_BATCHES, FORMAT_BATCH_BYTES, format_request_batch, c);
 	if (!writes(c, CSV_EVENTS))
 		return 0;
 	build_event_columns(c);
@@ -1382,7 +1381,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		out_buf_puts(&f->out, c->cols[i].header);
 	}
 	out_buf_put(&f->out, ",errno\r\n", 8);
-	block_queue_start(&c->rawq, RAW_BATCHES, RAW_BATCH_BYTES, format_raw_batch, c);
+	block_queue_start(&c->rawq, FORMAT_BATCHES, FORMAT_BATCH_BYTES, format_raw_batch, c);
 	return 0;
 }
 
@@ -1400,10 +1399,7 @@ static void write_tasks(struct csv *c, const struct output_totals *t)
 		field_opt_u64(f, k->pid, k->pid);
 		field_u64(f, k->tid);
 		field_opt_u64(f, k->ppid, k->ppid);
-		if (k->name_known)
-			field_str(f, k->comm);
-		else
-			field_empty(f);
+		field_opt_str(f, k->name_known, k->comm);
 		field_name(f, task_kind_name(k->kind));
 		field_t(c, f, k->first_ts);
 		field_t(c, f, k->last_ts);
@@ -1435,10 +1431,7 @@ static void write_rings(struct csv *c, const struct output_totals *t)
 		field_hex(f, r->ring_id);
 		field_u64(f, r->generation);
 		field_opt_u64(f, r->pid, r->pid);
-		if (owner && owner->name_known)
-			field_str(f, owner->comm);
-		else
-			field_empty(f);
+		field_opt_str(f, owner && owner->name_known, owner ? owner->comm : NULL);
 		field_opt_u64(f, r->tid, r->tid);
 		if (r->fd >= 0)
 			field_i64(f, r->fd);
