@@ -64,6 +64,7 @@ struct inode {
 	u16 i_mode;			/* umode_t */
 	unsigned int i_nlink;
 	unsigned long i_ino;
+	u32 i_generation;
 	struct super_block *i_sb;
 } __ur_core;
 

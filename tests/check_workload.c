@@ -426,6 +426,7 @@ static const struct json_value *enter_call(const struct json_value *d, size_t i)
 static void check_promises(const struct json_value *d, const char *name)
 {
 	const struct json_value *v;
+	uint64_t n;
 	size_t i;
 
 	if (!strcmp(name, "nop")) {
@@ -475,6 +476,15 @@ static void check_promises(const struct json_value *d, const char *name)
 		ck_assert_uint_eq(path_len(d, "deferred"), 1);
 		ck_assert_uint_eq(get(d, "order", JSON_ARRAY)->len, 2);
 		ck_assert_uint_eq(u64(op(d, "NOP"), "submitted"), 3);
+	} else if (!strcmp(name, "recreate")) {
+		/* alone it runs 12 rounds; inside "all --count 3", 3 */
+		n = u64(get(d, "params", JSON_OBJECT), "count");
+		v = get(d, "files", JSON_ARRAY);
+		ck_assert_uint_eq(v->len, n);
+		ck_assert_uint_eq(res_count(op(d, "READ"), "4096"), n);
+		ck_assert_uint_eq(u64(get(d, "enter_calls", JSON_OBJECT), "count"), n);
+		for (i = 1; i < v->len; i++)
+			ck_assert_str_ne(str(&v->items[i], "path"), str(&v->items[i - 1], "path"));
 	} else if (!strcmp(name, "streams")) {
 		ck_assert_uint_eq(path_len(d, "poll_armed"), 2);
 		ck_assert_uint_eq(path_len(d, "always_async"), 1);
@@ -802,7 +812,7 @@ out:
 
 static const char *const scenario_names[] = {
 	"nop", "rw", "link", "poll", "timeout", "drain", "multishot", "rings",
-	"threads", "registered", "sqpoll", "storm", "demo", "streams",
+	"threads", "registered", "sqpoll", "storm", "demo", "streams", "recreate",
 };
 #define N_NAMES (sizeof(scenario_names) / sizeof(scenario_names[0]))
 

@@ -138,6 +138,12 @@
  *                  that gets the 10 left, the polled byte, a SENDMSG; its
  *                  RECVMSG and SHUTDOWN(SHUT_WR) (always io-wq); a RECV
  *                  that gets 0.
+ *   recreate (15)  --count N (12, max 16): N times, a 4096-byte file created
+ *                  in --dir and unlinked, one READ of it, the file closed
+ *                  and an RCU grace period waited for; all on one CPU, so
+ *                  that an ext4 --dir hands the next file the same inode
+ *                  number, struct file and struct inode.  Each READ is
+ *                  tagged with its own file ("files").
  *   all            every scenario above in this order, one document.
  *
  * THE JSON (schema "ringside-workload/1"; keys are added, never changed)
@@ -273,6 +279,7 @@ static const struct wl_scenario scenarios[] = {
 	{ "storm", wl_scen_storm, "NOPs as fast as possible (--seconds or --count, --batch-size)" },
 	{ "demo", wl_scen_demo, "a ~0.5 s mix of everything, for the quick start (--count waves)" },
 	{ "streams", wl_scen_streams, "pipe and socketpair I/O all through io_uring (uring-replay)" },
+	{ "recreate", wl_scen_recreate, "files deleted and re-created, a read each (--count <= 16)" },
 };
 
 #define N_SCENARIOS (sizeof(scenarios) / sizeof(scenarios[0]))
@@ -502,6 +509,10 @@ static bool check_knobs(const struct wl_opts *o, const char *name)
 	    o->count > WL_MAX_CQES - 1) {
 		fprintf(stderr, "workload: --count for multishot and demo must be 1..%d\n",
 			WL_MAX_CQES - 1);
+		return false;
+	}
+	if (o->count_set && (all || !strcmp(name, "recreate")) && o->count > WL_MAX_FILES) {
+		fprintf(stderr, "workload: --count for recreate must be 1..%d\n", WL_MAX_FILES);
 		return false;
 	}
 	if (o->count_set && o->seconds_set && (all || !strcmp(name, "storm"))) {

@@ -387,6 +387,7 @@ void wl_scen_multishot(struct wl_run *run);
 void wl_scen_storm(struct wl_run *run);
 void wl_scen_demo(struct wl_run *run);
 void wl_scen_streams(struct wl_run *run);
+void wl_scen_recreate(struct wl_run *run);
 
 /* Helpers shared by scenarios. */
 int wl_open_scratch_file(struct wl_run *run, const char *name, size_t size);

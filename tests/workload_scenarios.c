@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * tests/workload: single-ring scenarios (nop, rw, link, poll, timeout,
- * drain, multishot).  What each one promises is documented at the top of
+ * tests/workload: single-ring scenarios (nop, rw, recreate, link, poll,
+ * timeout, drain, multishot).  What each one promises is documented at the top of
  * workload.c; the comments here say why a request behaves as promised on
  * every kernel from 6.1 to 6.18.
  */
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -176,6 +179,78 @@ out:
 	close(fd);
 	free(wbuf);
 	free(rbuf);
+}
+
+/* ---------------------------------------------------------------- recreate */
+
+/*
+ * A file read, closed and deleted, then another file of the same size
+ * created in the same directory and read, count times.  ext4 hands the
+ * deleted file's inode number to the next file it creates, and the slabs
+ * hand back the same struct file and, once an RCU callback has freed the
+ * inode (i_callback()), the same struct inode: every request must still
+ * be named after its own file.  One CPU for the whole loop, so that the
+ * frees and the allocations meet in the same per-CPU slab;
+ * membarrier(MEMBARRIER_CMD_GLOBAL) waits for a grace period, and the
+ * sleep after it lets the callbacks run.
+ */
+void wl_scen_recreate(struct wl_run *run)
+{
+	enum { SIZE = 4096 };
+	const struct wl_opts *o = run->opts;
+	unsigned count = opt(o->count_set, o->count, 12);
+	unsigned char *buf = wl_xcalloc(1, SIZE), *want = wl_xcalloc(1, SIZE);
+	cpu_set_t was, one;
+	bool pinned = false;
+	struct io_uring_sqe *sqe;
+	struct wl_ring *r;
+	char name[24];
+	unsigned i;
+	int fd, file, cpu, err = 0;
+
+	wl_param_num(run, "count", count);
+	wl_fill_pattern(want, SIZE, o->seed, 0xf11e);
+	cpu = sched_getcpu();
+	if (cpu >= 0 && !sched_getaffinity(0, sizeof(was), &was)) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		pinned = !sched_setaffinity(0, sizeof(one), &one);
+	}
+	r = wl_ring_new(run, "recreate", 2, NULL, &err);
+	if (!r) {
+		wl_setup_failed(run, "recreate", err);
+		goto out;
+	}
+	for (i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "recreate%u", i);
+		fd = wl_open_scratch_file(run, name, SIZE);
+		if (fd < 0)
+			break;
+		file = wl_file_add(run, name, fd);
+		sqe = file < 0 ? NULL : wl_get_sqe(r);
+		if (!sqe) {
+			close(fd);
+			break;
+		}
+		memset(buf, 0, SIZE);
+		io_uring_prep_read(sqe, fd, buf, SIZE, 0);
+		wl_mark(wl_file_tag(wl_expect(r, sqe, SIZE, "read of a file re-created"), file),
+			WL_PATH_MAY_IOWQ);
+		if (!wl_submit(r, 1)) {
+			close(fd);
+			break;
+		}
+		check_data(run, "recreate read", buf, want, SIZE);
+		close(fd);
+		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		wl_sleep_ms(50);
+	}
+	wl_ring_close(r);
+out:
+	if (pinned)
+		sched_setaffinity(0, sizeof(was), &was);
+	free(buf);
+	free(want);
 }
 
 /* ---------------------------------------------------------------- link */
