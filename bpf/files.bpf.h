@@ -15,8 +15,8 @@
  * The first completion naming a file writes an EV_FILE record: identity,
  * open flags, file system and the dentry path, walked here with d_parent
  * and the mount tree (bpf_d_path() is not allowed in tracepoints).  After
- * that, a completion costs five loads (req->file, f_inode, i_ino,
- * i_generation, f_flags) and a look in this CPU's memo, or one map
+ * that, a completion costs six loads (req->file, f_inode, i_ino,
+ * i_generation, f_op, f_flags) and a look in this CPU's memo, or one map
  * lookup.  Part of uring_record.bpf.c, included after emit.bpf.h and
  * kernel_reads.bpf.h.
  */
@@ -29,14 +29,17 @@
  * freed, together: ext4 hands a deleted file's number to the next file
  * it creates, and the slabs hand back the same objects.  i_generation
  * tells those apart: ext4, xfs and shmem draw it at random for every new
- * inode.  An address that comes to hold another file is described again
- * unless all four match, and a file reopened with other flags is another
- * file.  LRU: a file evicted is described again too, which the converter
- * takes as the same file.
+ * inode.  Every anonymous inode file (eventfd, timerfd, signalfd, ...)
+ * shares one inode, number and generation (anon_inode_getfile()): f_op
+ * tells those apart.  An address that comes to hold another file is
+ * described again unless all five match, and a file reopened with other
+ * flags is another file.  LRU: a file evicted is described again too,
+ * which the converter takes as the same file.
  */
 struct file_seen {
 	u64 inode;			/* f_inode */
 	u64 ino;			/* its i_ino */
+	u64 f_op;
 	u32 f_flags;
 	u32 generation;			/* its i_generation */
 };
@@ -229,8 +232,8 @@ static __always_inline bool emit_file(struct file *file, u64 inode, u64 ts, u64 
 
 static __always_inline bool same_file(const struct file_seen *a, const struct file_seen *b)
 {
-	return a->inode == b->inode && a->ino == b->ino && a->f_flags == b->f_flags &&
-	       a->generation == b->generation;
+	return a->inode == b->inode && a->ino == b->ino && a->f_op == b->f_op &&
+	       a->f_flags == b->f_flags && a->generation == b->generation;
 }
 
 /*
@@ -253,6 +256,7 @@ static __always_inline u64 note_request_file(u64 req, u64 ts, u64 pid_tgid)
 	    read_kernel_u64(&now.ino, now.inode + bpf_core_field_offset(struct inode, i_ino)) ||
 	    read_kernel_u32(&now.generation,
 			    now.inode + bpf_core_field_offset(struct inode, i_generation)) ||
+	    read_kernel_u64(&now.f_op, file + bpf_core_field_offset(struct file, f_op)) ||
 	    read_kernel_u32(&now.f_flags, file + bpf_core_field_offset(struct file, f_flags)))
 		return file;
 	memo = bpf_map_lookup_elem(&files_memo, &zero);

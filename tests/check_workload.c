@@ -480,11 +480,14 @@ static void check_promises(const struct json_value *d, const char *name)
 		/* alone it runs 12 rounds; inside "all --count 3", 3 */
 		n = u64(get(d, "params", JSON_OBJECT), "count");
 		v = get(d, "files", JSON_ARRAY);
-		ck_assert_uint_eq(v->len, n);
+		ck_assert_uint_eq(v->len, n + 2);
 		ck_assert_uint_eq(res_count(op(d, "READ"), "4096"), n);
-		ck_assert_uint_eq(u64(get(d, "enter_calls", JSON_OBJECT), "count"), n);
+		ck_assert_uint_eq(res_count(op(d, "READ"), "8"), 2);
+		ck_assert_uint_eq(u64(get(d, "enter_calls", JSON_OBJECT), "count"), n + 2);
 		for (i = 1; i < v->len; i++)
 			ck_assert_str_ne(str(&v->items[i], "path"), str(&v->items[i - 1], "path"));
+		ck_assert_str_eq(str(&v->items[n], "type"), "eventfd");
+		ck_assert_str_eq(str(&v->items[n + 1], "path"), "anon_inode:[timerfd]");
 	} else if (!strcmp(name, "streams")) {
 		ck_assert_uint_eq(path_len(d, "poll_armed"), 2);
 		ck_assert_uint_eq(path_len(d, "always_async"), 1);

@@ -772,6 +772,8 @@ int wl_file_add(struct wl_run *run, const char *name, int fd)
 	f->dev_minor = minor(st.st_dev);
 	f->ino = st.st_ino;
 	snprintf(f->type, sizeof(f->type), "%s",
+		 !strcmp(f->path, "anon_inode:[eventfd]") ? "eventfd" :
+		 !strcmp(f->path, "anon_inode:[io_uring]") ? "io_uring" :
 		 S_ISREG(st.st_mode) ? "regular" : S_ISFIFO(st.st_mode) ? "pipe" :
 		 S_ISSOCK(st.st_mode) ? "socket" : S_ISBLK(st.st_mode) ? "block" :
 		 S_ISCHR(st.st_mode) ? "char" : "other");

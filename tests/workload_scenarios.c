@@ -12,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -183,6 +185,52 @@ out:
 
 /* ---------------------------------------------------------------- recreate */
 
+/* One READ of len bytes from fd into buf, tagged with fd's file. */
+static bool read_tagged(struct wl_run *run, struct wl_ring *r, const char *name, int fd,
+			void *buf, unsigned len)
+{
+	int file = wl_file_add(run, name, fd);
+	struct io_uring_sqe *sqe = file < 0 ? NULL : wl_get_sqe(r);
+
+	if (!sqe)
+		return false;
+	io_uring_prep_read(sqe, fd, buf, len, 0);
+	wl_mark(wl_file_tag(wl_expect(r, sqe, (int32_t)len, name), file), WL_PATH_MAY_IOWQ);
+	return wl_submit(r, 1);
+}
+
+/*
+ * The file objects of a closed file go to the next one opened, and the
+ * recorder must tell the two apart.  An eventfd, then a timerfd: every
+ * anonymous inode file shares one struct inode (anon_inode_getfile()),
+ * and the struct file freed at the close is the next one allocated.
+ */
+static void recreate_anon(struct wl_run *run, struct wl_ring *r)
+{
+	struct itimerspec soon = { .it_value = { .tv_nsec = 1000 } };
+	uint64_t v = 0;
+	int fd;
+
+	fd = eventfd(7, EFD_CLOEXEC);
+	if (fd < 0) {
+		wl_fail(run, "eventfd: %s", strerror(errno));
+		return;
+	}
+	if (read_tagged(run, r, "eventfd", fd, &v, sizeof(v)) && v != 7)
+		wl_fail(run, "eventfd read %llu, not 7", (unsigned long long)v);
+	close(fd);
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0) {
+		wl_fail(run, "timerfd_create: %s", strerror(errno));
+		return;
+	}
+	if (timerfd_settime(fd, 0, &soon, NULL))
+		wl_fail(run, "timerfd_settime: %s", strerror(errno));
+	else if (read_tagged(run, r, "timerfd", fd, &v, sizeof(v)) && v != 1)
+		wl_fail(run, "timerfd read %llu expirations, not 1", (unsigned long long)v);
+	close(fd);
+}
+
 /*
  * A file read, closed and deleted, then another file of the same size
  * created in the same directory and read, count times.  ext4 hands the
@@ -202,11 +250,10 @@ void wl_scen_recreate(struct wl_run *run)
 	unsigned char *buf = wl_xcalloc(1, SIZE), *want = wl_xcalloc(1, SIZE);
 	cpu_set_t was, one;
 	bool pinned = false;
-	struct io_uring_sqe *sqe;
 	struct wl_ring *r;
 	char name[24];
 	unsigned i;
-	int fd, file, cpu, err = 0;
+	int fd, cpu, err = 0;
 
 	wl_param_num(run, "count", count);
 	wl_fill_pattern(want, SIZE, o->seed, 0xf11e);
@@ -221,30 +268,20 @@ void wl_scen_recreate(struct wl_run *run)
 		wl_setup_failed(run, "recreate", err);
 		goto out;
 	}
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count && wl_ok(run); i++) {
 		snprintf(name, sizeof(name), "recreate%u", i);
 		fd = wl_open_scratch_file(run, name, SIZE);
 		if (fd < 0)
 			break;
-		file = wl_file_add(run, name, fd);
-		sqe = file < 0 ? NULL : wl_get_sqe(r);
-		if (!sqe) {
-			close(fd);
-			break;
-		}
 		memset(buf, 0, SIZE);
-		io_uring_prep_read(sqe, fd, buf, SIZE, 0);
-		wl_mark(wl_file_tag(wl_expect(r, sqe, SIZE, "read of a file re-created"), file),
-			WL_PATH_MAY_IOWQ);
-		if (!wl_submit(r, 1)) {
-			close(fd);
-			break;
-		}
-		check_data(run, "recreate read", buf, want, SIZE);
+		if (read_tagged(run, r, name, fd, buf, SIZE))
+			check_data(run, "recreate read", buf, want, SIZE);
 		close(fd);
 		syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 		wl_sleep_ms(50);
 	}
+	if (wl_ok(run))
+		recreate_anon(run, r);
 	wl_ring_close(r);
 out:
 	if (pinned)
