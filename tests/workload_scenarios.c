@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * tests/workload: single-ring scenarios (nop, rw, recreate, link, poll,
- * timeout, drain, multishot).  What each one promises is documented at the top of
- * workload.c; the comments here say why a request behaves as promised on
- * every kernel from 6.1 to 6.18.
+ * timeout, drain, multishot).  What each one promises is documented at
+ * the top of workload.c; the comments here say why a request behaves as
+ * promised on every kernel from 6.1 to 6.18.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -208,6 +208,7 @@ static bool read_tagged(struct wl_run *run, struct wl_ring *r, const char *name,
 static void recreate_anon(struct wl_run *run, struct wl_ring *r)
 {
 	struct itimerspec soon = { .it_value = { .tv_nsec = 1000 } };
+	struct pollfd pfd = { .events = POLLIN };
 	uint64_t v = 0;
 	int fd;
 
@@ -224,8 +225,11 @@ static void recreate_anon(struct wl_run *run, struct wl_ring *r)
 		wl_fail(run, "timerfd_create: %s", strerror(errno));
 		return;
 	}
-	if (timerfd_settime(fd, 0, &soon, NULL))
-		wl_fail(run, "timerfd_settime: %s", strerror(errno));
+	pfd.fd = fd;
+	errno = 0;
+	/* fired before the READ, which then completes inline: no poll armed */
+	if (timerfd_settime(fd, 0, &soon, NULL) || poll(&pfd, 1, 5000) != 1)
+		wl_fail(run, "timerfd: %s", errno ? strerror(errno) : "did not fire");
 	else if (read_tagged(run, r, "timerfd", fd, &v, sizeof(v)) && v != 1)
 		wl_fail(run, "timerfd read %llu expirations, not 1", (unsigned long long)v);
 	close(fd);
