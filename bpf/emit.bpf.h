@@ -26,11 +26,18 @@ static const u8 type_words[EV_TYPE_LIMIT] = {
 struct emit {
 	struct ur_cpu_state *st;
 	u64 ts;
+	u64 pending_req;		/* a submit record that may take its completion */
 	u32 off;			/* depth 0: where the record is in the stage */
 	u32 size;
 	u32 depth;			/* st->depth when this program started */
 	u16 type;
 };
+
+static __always_inline struct ur_pending *pending_slot(struct ur_cpu_state *st, u64 req)
+{
+	/* io_kiocbs are 256-byte slab objects: the bits above those */
+	return &st->pending_submits[((req >> 8) ^ (req >> 14)) & (UR_PENDING_SLOTS - 1)];
+}
 
 /*
  * A record of this type could not be written on this CPU.  Atomics: programs
@@ -40,8 +47,13 @@ struct emit {
 static __always_inline void count_drop(struct ur_cpu_state *st, u32 kind, u32 type,
 				       u64 ts)
 {
-	u32 slot = kind * EV_TYPE_LIMIT + (type & (EV_TYPE_LIMIT - 1));
+	u32 slot;
 	u64 *count;
+
+	/* what readers would have yielded (common/event_split.h) */
+	if (type == EV_SUBMIT_COMPLETE)
+		type = EV_SUBMIT;
+	slot = kind * EV_TYPE_LIMIT + (type & (EV_TYPE_LIMIT - 1));
 
 	if (__sync_fetch_and_add(&st->pending, 1) == 0)
 		st->first_ts = ts;
@@ -133,6 +145,9 @@ static long drop_staged_one(u32 i, void *ctx)
 	if (!words)
 		return 1;
 	count_drop(st, w->kind, h->type, h->ts);
+	/* counted as what readers would have yielded: a submit and a completion */
+	if (h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED))
+		count_drop(st, w->kind, EV_COMPLETE, h->ts);
 	st->drop_off = off + words * 8;
 	return 0;
 }
@@ -164,6 +179,7 @@ static __always_inline void stage_flush(struct ur_cpu_state *st)
 		 bpf_ringbuf_output(rb, st->stage, len, wakeup_flags(st, rb, len)))
 		drop_staged(st, len, EV_LOSS_RING_FULL);
 	st->stage_len = 0;
+	st->epoch++;
 }
 
 /*
@@ -199,6 +215,7 @@ static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16
 	}
 	em->st = st;
 	em->ts = ts;
+	em->pending_req = 0;
 	em->size = size;
 	em->depth = depth;
 	em->type = type;
@@ -219,6 +236,13 @@ static __always_inline void ev_submit(struct emit *em, void *rec)
 	void *rb;
 
 	if (em->depth == 0) {
+		if (em->pending_req) {
+			struct ur_pending *p = pending_slot(st, em->pending_req);
+
+			p->req = em->pending_req;
+			p->off = em->off;
+			p->epoch = st->epoch;
+		}
 		st->stage_len = em->off + size;
 		if (st->stage_len > stage_flush_bytes)
 			stage_flush(st);
@@ -235,6 +259,48 @@ static __always_inline void ev_submit(struct emit *em, void *rec)
 	}
 	barrier();
 	st->depth = em->depth;
+}
+
+/*
+ * A completion that the submit record of its request, still staged on
+ * this CPU by the same task, can take (EVF_COMPLETED): true when it was
+ * filled in there, so that no complete record is needed.  The stage is
+ * held (depth) while it is written, as by ev_reserve().
+ */
+static __always_inline bool complete_in_stage(u64 ring, u64 req, u64 user_data, s32 res,
+					      u32 cflags, u64 file, u64 ts, u64 pid_tgid)
+{
+	u32 zero = 0;
+	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
+	struct ev_submit_complete *e;
+	struct ur_pending *p;
+	bool done = false;
+
+	if (!st || st->depth)
+		return false;
+	st->depth = 1;
+	barrier();
+	p = pending_slot(st, req);
+	if (p->req != req || p->epoch != st->epoch)
+		goto out;
+	/* the slot says where; the record itself says whether it still is */
+	e = (void *)&st->stage[p->off & (UR_STAGE_BYTES - 1)];
+	if (e->type != EV_SUBMIT_COMPLETE || e->req != req || e->ring != ring ||
+	    e->user_data != user_data || e->tid != (u32)pid_tgid ||
+	    (e->flags & EVF_COMPLETED) || ts - e->ts > 0xffffffffULL)
+		goto out;
+	e->complete_dts = (u32)(ts - e->ts);
+	e->res = res;
+	e->cflags = cflags;
+	e->complete_flags = EVF_FILE_VALID;
+	e->file = file;
+	e->flags |= EVF_COMPLETED;
+	p->req = 0;
+	done = true;
+out:
+	barrier();
+	st->depth = 0;
+	return done;
 }
 
 #define EV_RESERVE(em, name, TYPE, flags, ts, pid_tgid)			\

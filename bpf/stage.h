@@ -37,6 +37,21 @@
 #define UR_NEST_SLOTS		4		/* power of two */
 
 /*
+ * Submit records still in the stage, by request: where a completion on
+ * the same CPU finds the record to fill in (submit_complete records,
+ * common/uring_event.h).  One slot per hash of the request's address;
+ * a batch of 32 SQEs (one io_uring_enter's worth) completes inline
+ * before the batch's completions are flushed, so 64 slots rarely clash.
+ */
+#define UR_PENDING_SLOTS	64		/* power of two */
+
+struct ur_pending {
+	__u64 req;
+	__u32 off;			/* the record's offset in the stage */
+	__u32 epoch;			/* the stage's epoch when it was staged */
+};
+
+/*
  * Per-CPU state of the BPF side (PERCPU_ARRAY "cpu_states", one slot).
  * pending counts events dropped on this CPU that no "lost" record has
  * reported yet; first_ts/last_ts place them in time.  The recorder reads it
@@ -57,7 +72,8 @@ struct ur_cpu_state {
 	__u64 enter_flags;
 	__u64 enter_switches;		/* the task's nvcsw + nivcsw at the entry */
 	__u32 enter_tid;
-	__u32 pad;
+	__u32 epoch;			/* stage flushes so far: see ur_pending */
+	struct ur_pending pending_submits[UR_PENDING_SLOTS];
 	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
 	__u8 nest[UR_NEST_SLOTS][UR_RECORD_MAX];
 };

@@ -268,7 +268,7 @@ static __always_inline int record_submit(struct io_kiocb *req, u16 flags, u64 pi
 {
 	struct io_ring_ctx *ctx = req->ctx;
 	u64 ring = (u64)ctx;
-	struct ev_submit *e;
+	struct ev_submit_complete *e;
 	/* zeroed: on paths with no SQE, clang would keep garbage registers in it */
 	struct ur_sqe sqe = {};
 	struct emit em;
@@ -280,9 +280,11 @@ static __always_inline int record_submit(struct io_kiocb *req, u16 flags, u64 pi
 		flags |= EVF_SQ_THREAD;
 	if (read_submitted_sqe(req, &sqe))
 		flags |= EVF_SQE_VALID;
-	e = EV_RESERVE(&em, submit, EV_SUBMIT, flags, bpf_ktime_get_boot_ns(), pid_tgid);
+	e = EV_RESERVE(&em, submit_complete, EV_SUBMIT_COMPLETE, flags, bpf_ktime_get_boot_ns(),
+		       pid_tgid);
 	if (!e)
 		return 0;
+	em.pending_req = (u64)req;
 	e->opcode = req->opcode;
 	e->ring = ring;
 	e->req = (u64)req;
@@ -727,6 +729,9 @@ static __always_inline int emit_complete(u64 ring, u64 req, u64 user_data, s32 r
 		return 0;
 	ts = bpf_ktime_get_boot_ns();
 	file = note_request_file(req, ts, pid_tgid);
+	if (!extra1 && !extra2 && req &&
+	    complete_in_stage(ring, req, user_data, res, cflags, file, ts, pid_tgid))
+		return 0;
 	if (extra1 || extra2) {
 		struct ev_complete32 *e;
 

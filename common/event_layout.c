@@ -115,6 +115,12 @@ struct ev_known_rule ev_field_known_rule(uint16_t type, const struct ev_field *f
 	if (f->offset < EV_HEADER_SIZE)
 		return always;
 	switch (type) {
+	case EV_SUBMIT_COMPLETE:
+		if (f->offset >= sizeof(struct ev_submit))
+			return (struct ev_known_rule){ EVF_COMPLETED, EVF_COMPLETED };
+		if (name_in(f->name, sqe_fields))
+			return (struct ev_known_rule){ EVF_SQE_VALID, EVF_SQE_VALID };
+		return always;
 	case EV_SUBMIT:
 	case EV_REQ_FAILED:
 		if (name_in(f->name, sqe_fields))

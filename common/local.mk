@@ -2,7 +2,7 @@
 # uring-convert and the tests; it needs only libzstd.
 noinst_LIBRARIES += common/libcommon.a
 common_libcommon_a_SOURCES = \
-	common/uring_event.h \
+	common/uring_event.h common/event_split.h \
 	common/event_layout.c common/event_layout.h \
 	common/log_format.h common/buffer.h common/sanitizer.h \
 	common/log_writer.c common/log_writer.h \

@@ -44,8 +44,15 @@
  * and a 3.1 reader still reads the log, but should leave out the records
  * before its window start (uring-log(5), Flight-recorder snapshots).
  */
-#define LOG_FORMAT_MAJOR 3
-#define LOG_FORMAT_MINOR 2
+/*
+ * 4.0 added record type "submit_complete" (a submit record that may hold
+ * its request's completion), which the recorder writes instead of submit.
+ * A 3.x reader would skip it as unknown and lose every submit and inline
+ * completion, hence a major version.  A 4.x reader reads 1.x to 3.x logs
+ * unchanged.
+ */
+#define LOG_FORMAT_MAJOR 4
+#define LOG_FORMAT_MINOR 0
 
 /* zstd skippable frames: magic 0x184D2A50..0x184D2A5F, then a u32 size. */
 #define LOG_SKIPPABLE_PREAMBLE	0x184D2A50u

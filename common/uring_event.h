@@ -122,7 +122,8 @@
 	T(WORK_BEGIN,		40, work_begin,		48)		\
 	T(WORK_END,		41, work_end,		32)		\
 	T(SCHED_SWITCH,		42, sched_switch,	32)		\
-	T(FILE,			43, file,		328)
+	T(FILE,			43, file,		328)		\
+	T(SUBMIT_COMPLETE,	44, submit_complete,	104)
 
 /* One past the largest type number; sizes per-type counter arrays. */
 #define EV_TYPE_LIMIT 64
@@ -203,6 +204,22 @@
 	F(id, req) F(u64, user_data) F(u64, req_flags) F(u64, off)	\
 	F(s32, fd) F(u32, len) F(u32, op_flags) F(u16, ioprio)		\
 	F(u16, personality)
+
+/*
+ * A submit record with room for the request's completion (format 4.0),
+ * which the recorder writes instead of submit: when the completion comes
+ * on the same CPU, in the same task, while the submit record is still
+ * staged there (bpf/stage.h) -- a request completed inline, the common
+ * case of buffered I/O -- the completion program fills it in here instead
+ * of writing a complete record, and sets EVF_COMPLETED.  Readers never
+ * yield this type: they yield the submit record and, with EVF_COMPLETED,
+ * the complete record it stands for (common/event_split.h), whose ts is
+ * ts + complete_dts, whose tid, tgid, ring, req and user_data are the
+ * submit's, and whose header flags are complete_flags.
+ */
+#define EV_FIELDS_submit_complete(F)					\
+	EV_FIELDS_submit(F) F(u32, complete_dts) F(s32, res)		\
+	F(u32, cflags) F(u16, complete_flags) F(pad16, pad0) F(id, file)
 
 /*
  * Tracepoint io_uring:io_uring_queue_async_work (EVF_HASHED: hashed work).
@@ -375,6 +392,7 @@ enum ev_flag {
 	EVF_WORK_REQ_UNKNOWN	= 1 << 12, /* work_end: probe could not tell the request */
 	EVF_FILE_VALID		= 1 << 13, /* complete*: file read (format 3.1) */
 	EVF_WORK_FLAGS_VALID	= 1 << 14, /* queue_async_work: work_flags read (3.1) */
+	EVF_COMPLETED		= 1 << 15, /* submit_complete: completion filled in (4.0) */
 };
 
 /* EV_FILE path_flags: how the path walk ended. */

@@ -1038,6 +1038,8 @@ static void build_event_columns(struct csv *c)
 	for (size_t i = 0; i < ntypes; i++) {
 		const struct ev_type_info *t = &types[i];
 
+		if (t->type == EV_SUBMIT_COMPLETE)
+			continue;	/* read as submit and complete (event_split.h) */
 		for (unsigned k = 0; k < t->nfields; k++) {
 			const struct ev_field *fld = &t->fields[k];
 			size_t col;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_split.h"
 #include "json.h"
 #include "merge.h"
 #include "worker.h"
@@ -35,7 +36,16 @@ struct rec_ref {
  */
 #define REF_IN_PLACE	(1u << 31)	/* the record is at off, as it is */
 #define REF_KNOWN	(1u << 30)	/* and of a type this converter knows */
-#define REF_OFF_MASK	(REF_KNOWN - 1)
+/* the completion the submit_complete record at off holds (event_split.h) */
+#define REF_COMPLETION	(1u << 29)
+#define REF_OFF_MASK	(REF_COMPLETION - 1)
+/*
+ * A completion's idx: after every record of its frame, so that among
+ * records of the same time it comes last, as the complete record it
+ * stands for was written last (after the file record that names its
+ * file, which has its time).
+ */
+#define IDX_COMPLETION	(1u << 31)
 _Static_assert(LOG_MAX_RAW_SIZE - 1 <= REF_OFF_MASK, "payload offsets fit below the REF_ bits");
 
 /* A frame being merged. */
@@ -43,8 +53,11 @@ struct active {
 	const struct src *src;
 	void *buf;
 	size_t cap, len;
-	struct rec_ref *refs;
+	struct rec_ref *refs;		/* the records and their completions */
 	size_t nrefs, refcap, pos;
+	struct rec_ref *comp;		/* completions, before they join refs */
+	size_t compcap;
+	size_t nstored;			/* records in the payload */
 	uint64_t bytes;			/* counted in merge.active_bytes while merging */
 	struct active *next_free;
 };
@@ -134,6 +147,12 @@ struct merge {
 	char **warnings;
 	size_t nwarnings, warncap;
 	unsigned char scratch[EV_RECORD_MAX];
+	/* what a submit_complete record yields, one at a time */
+	union {
+		struct ev_header h;
+		struct ev_submit submit;
+		struct ev_complete complete;
+	} split;
 	char lossmsg[LOG_MSG_LEN];
 	bool oom;
 	uint32_t *cpu_slot;		/* during the walk: cpu -> index + 1 in st.cpus */
@@ -630,6 +649,13 @@ static bool before(const struct active *a, const struct active *b)
 		return x->ts < y->ts;
 	if (a->src->stream != b->src->stream)
 		return a->src->stream < b->src->stream;
+	/*
+	 * A completion after the records of its time in later frames too: the
+	 * recorder may cut a frame between a submit_complete record and the
+	 * file record of its completion, which came after it in the stage.
+	 */
+	if ((x->idx ^ y->idx) & IDX_COMPLETION)
+		return !(x->idx & IDX_COMPLETION);
 	if (a->src->order != b->src->order)
 		return a->src->order < b->src->order;
 	return x->idx < y->idx;
@@ -676,6 +702,42 @@ static int cmp_ref(const void *a, const void *b)
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Room for n refs in *p (capacity *cap): false when out of memory. */
+static bool refs_reserve(struct rec_ref **p, size_t *cap, size_t n)
+{
+	struct rec_ref *q;
+
+	if (*cap >= n)
+		return true;
+	q = realloc(*p, n * sizeof(*q));
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+/*
+ * The sorted completions c[0..nc) into the sorted records refs[0..n),
+ * which has room for them: merged from the back, so that nothing is
+ * overwritten before it is read.
+ */
+static void merge_completions(struct rec_ref *refs, size_t n, const struct rec_ref *c,
+			      size_t nc)
+{
+	size_t i = n, j = nc;
+
+	while (j > 0) {
+		if (i > 0 && cmp_ref(&refs[i - 1], &c[j - 1]) > 0) {
+			refs[i + j - 1] = refs[i - 1];
+			i--;
+		} else {
+			refs[i + j - 1] = c[j - 1];
+			j--;
+		}
+	}
 }
 
 /* The free list's first frame, or NULL.  The free list is shared with the
@@ -740,12 +802,12 @@ static void decode_frame(const struct log_reader *r, struct log_decoder *d,
 			 const struct ev_layout_map *layout, void *scratch,
 			 const struct src *s, struct active *a, struct load_result *res)
 {
-	bool sorted = true;
-	size_t pos = 0, want;
+	bool sorted = true, csorted = true;
+	size_t pos = 0, want, nc = 0;
 	int ret;
 
 	a->src = s;
-	a->nrefs = a->pos = 0;
+	a->nrefs = a->nstored = a->pos = 0;
 	a->bytes = 0;
 	res->status = LOAD_OK;
 	if (log_reader_payload_into(r, d, &s->f, &a->buf, &a->cap, &a->len, res->msg,
@@ -757,47 +819,66 @@ static void decode_frame(const struct log_reader *r, struct log_decoder *d,
 	 * records than the payload can hold (uring-log(5): a record has a
 	 * 20-byte header and a size that is a multiple of 8, so >= 24). */
 	want = s->f.h.count < a->len / 24 ? s->f.h.count : a->len / 24;
-	if (a->refcap < want) {
-		struct rec_ref *p = realloc(a->refs, want * sizeof(*p));
-
-		if (!p) {
-			res->status = LOAD_NO_MEMORY;
-			return;
-		}
-		a->refs = p;
-		a->refcap = want;
+	if (!refs_reserve(&a->refs, &a->refcap, want)) {
+		res->status = LOAD_NO_MEMORY;
+		return;
 	}
 	for (;;) {
 		const struct ev_header *rec;
 		size_t at = pos;
 		bool known;
+		uint32_t off;
 
 		ret = log_next_record(layout, a->buf, a->len, &pos, &rec, &known,
 				      scratch, res->msg, sizeof(res->msg));
 		if (ret <= 0)
 			break;
-		if (a->nrefs == s->f.h.count || a->nrefs == a->refcap) {
+		if (a->nstored == s->f.h.count || a->nstored == want) {
 			snprintf(res->msg, sizeof(res->msg),
 				 "payload offset %zu: more records than the %u the header declares",
 				 at, s->f.h.count);
 			ret = -1;
 			break;
 		}
-		a->refs[a->nrefs].ts = rec->ts;
-		a->refs[a->nrefs].off = (uint32_t)at |
+		off = (uint32_t)at |
 			((const unsigned char *)rec == (const unsigned char *)a->buf + at ?
 			 REF_IN_PLACE : 0) | (known ? REF_KNOWN : 0);
-		a->refs[a->nrefs].idx = (uint32_t)a->nrefs;
-		if (a->nrefs && rec->ts < a->refs[a->nrefs - 1].ts)
+		a->refs[a->nstored].ts = rec->ts;
+		a->refs[a->nstored].off = off;
+		a->refs[a->nstored].idx = (uint32_t)a->nstored;
+		if (a->nstored && rec->ts < a->refs[a->nstored - 1].ts)
 			sorted = false;
-		a->nrefs++;
+		if (known && rec->type == EV_SUBMIT_COMPLETE && (rec->flags & EVF_COMPLETED)) {
+			struct rec_ref *c;
+
+			if (!refs_reserve(&a->comp, &a->compcap, want)) {
+				res->status = LOAD_NO_MEMORY;
+				return;
+			}
+			c = a->comp;
+			c[nc].ts = ev_split_complete_ts((const void *)rec);
+			c[nc].off = off | REF_COMPLETION;
+			c[nc].idx = IDX_COMPLETION | (uint32_t)a->nstored;
+			if (nc && c[nc].ts < c[nc - 1].ts)
+				csorted = false;
+			nc++;
+		}
+		a->nstored++;
 	}
 	if (!sorted)
-		qsort(a->refs, a->nrefs, sizeof(*a->refs), cmp_ref);
-	if (ret < 0 || a->nrefs < s->f.h.count) {
+		qsort(a->refs, a->nstored, sizeof(*a->refs), cmp_ref);
+	if (nc && !csorted)
+		qsort(a->comp, nc, sizeof(*a->comp), cmp_ref);
+	if (nc && !refs_reserve(&a->refs, &a->refcap, a->nstored + nc)) {
+		res->status = LOAD_NO_MEMORY;
+		return;
+	}
+	merge_completions(a->refs, a->nstored, a->comp, nc);
+	a->nrefs = a->nstored + nc;
+	if (ret < 0 || a->nstored < s->f.h.count) {
 		if (ret >= 0)
 			snprintf(res->msg, sizeof(res->msg), "payload ends after %zu of %u records",
-				 a->nrefs, s->f.h.count);
+				 a->nstored, s->f.h.count);
 		res->status = LOAD_DAMAGED_RECORDS;
 	}
 }
@@ -852,7 +933,7 @@ static int admit_frame(struct merge *m, const struct src *s, struct active *a,
 		release(m, a);
 		return m->oom ? -1 : 0;
 	case LOAD_DAMAGED_RECORDS: {
-		uint64_t lost = s->f.h.count - a->nrefs;
+		uint64_t lost = s->f.h.count - a->nstored;
 
 		warnf(m, "%s: offset %" PRIu64 ": frame %" PRIu64 " (CPU %u): %s; %" PRIu64
 		      " records after it are counted as lost", log_reader_path(m->r),
@@ -1084,6 +1165,14 @@ static int next_item(struct merge *m, struct merge_item *it, char *err, size_t e
 			 log_reader_path(m->r), msg);
 		return -1;
 	}
+	if (known && rec->type == EV_SUBMIT_COMPLETE) {
+		/* the record stands for a submit and, maybe, its completion */
+		if (off & REF_COMPLETION)
+			ev_split_complete((const void *)rec, &m->split.complete);
+		else
+			ev_split_submit((const void *)rec, &m->split.submit);
+		rec = &m->split.h;
+	}
 	memset(it, 0, sizeof(*it));
 	it->kind = MERGE_RECORD;
 	it->rec = rec;
@@ -1143,6 +1232,7 @@ static void free_active(struct active *a)
 {
 	free(a->buf);
 	free(a->refs);
+	free(a->comp);
 	free(a);
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "event_layout.h"
+#include "event_split.h"
 #include "frames.h"
 #include "log_format.h"
 #include "log_writer.h"
@@ -60,6 +61,11 @@ bool frame_add_record(struct frame *f, const void *rec, size_t size)
 	memcpy(&ts, &h->ts, sizeof(ts));
 	if (ts < f->first_ts)
 		f->first_ts = ts;
+	if (h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED)) {
+		/* the frame also holds the completion, which readers yield */
+		ts = ev_split_complete_ts(rec);
+		f->events++;
+	}
 	if (ts > f->last_ts)
 		f->last_ts = ts;
 	if (h->type != EV_LOST)
@@ -107,6 +113,23 @@ void user_losses_free(struct user_losses *ul)
 	ul->count = NULL;
 }
 
+uint32_t user_losses_add(struct user_losses *ul, unsigned cpu, const void *rec)
+{
+	const struct ev_header *h = rec;
+	uint16_t type = h->type == EV_SUBMIT_COMPLETE ? EV_SUBMIT : h->type;
+	uint32_t n = 1;
+
+	if (h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED))
+		n = 2;
+	if (cpu < ul->ncpus) {
+		ul->count[(size_t)cpu * EV_TYPE_LIMIT + type % EV_TYPE_LIMIT]++;
+		if (n == 2)
+			ul->count[(size_t)cpu * EV_TYPE_LIMIT + EV_COMPLETE]++;
+	}
+	ul->total += n;
+	return n;
+}
+
 uint32_t frame_drop_events(struct frame *f, struct user_losses *ul)
 {
 	struct ev_lost marker = { .type = EV_LOST, .flags = EVF_LOSS_USER };
@@ -129,14 +152,14 @@ uint32_t frame_drop_events(struct frame *f, struct user_losses *ul)
 			kept += size;
 			count++;
 		} else {
-			if (cpu < ul->ncpus)
-				ul->count[(size_t)cpu * EV_TYPE_LIMIT + h.type % EV_TYPE_LIMIT]++;
-			ul->total++;
-			dropped++;
+			dropped += user_losses_add(ul, cpu, f->data + pos);
 			if (h.ts < first)
 				first = h.ts;
 			if (h.ts > last)
 				last = h.ts;
+			if (h.type == EV_SUBMIT_COMPLETE && (h.flags & EVF_COMPLETED) &&
+			    ev_split_complete_ts((const void *)(f->data + pos)) > last)
+				last = ev_split_complete_ts((const void *)(f->data + pos));
 		}
 		pos += size;
 	}

@@ -63,11 +63,18 @@ static inline uint64_t user_loss(const struct user_losses *ul, unsigned cpu, uns
 }
 
 /*
+ * Count record rec of CPU cpu as dropped by the recorder, as the events
+ * readers would have yielded (a completed submit_complete record is a
+ * submit and a completion): returns how many.
+ */
+uint32_t user_losses_add(struct user_losses *ul, unsigned cpu, const void *rec);
+
+/*
  * Drop the events of EVENTS frame f of CPU f->stream, in place: every record
  * except "lost" markers is counted in ul and removed; the markers stay (they
  * report kernel drops) and one new EVF_LOSS_USER marker with the count and
  * time range of what was removed is appended (f must have room for one
- * "lost" record after its last record).  Returns the number of records
+ * "lost" record after its last record).  Returns the number of events
  * dropped (0 when f held only markers).
  */
 uint32_t frame_drop_events(struct frame *f, struct user_losses *ul);

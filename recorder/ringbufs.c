@@ -198,12 +198,6 @@ static struct frame *stage_for(struct ringbufs *r, unsigned cpu, size_t size)
 	return rc->stage;
 }
 
-static void count_user_drop(struct ringbufs *r, unsigned cpu, unsigned type)
-{
-	r->ul.count[(size_t)cpu * EV_TYPE_LIMIT + type % EV_TYPE_LIMIT]++;
-	r->ul.total++;
-}
-
 static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_t size)
 {
 	const struct ev_header *h = rec;
@@ -218,7 +212,7 @@ static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_
 	f = stage_for(r, cpu, size);
 	if (!f) {
 		/* out of memory for a frame: the record is lost, and counted */
-		count_user_drop(r, cpu, type);
+		user_losses_add(&r->ul, cpu, rec);
 		return;
 	}
 	dst = f->data + f->len;

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "env.h"
+#include "event_split.h"
 #include "json.h"
 #include "trigger.h"
 #include "uring_event.h"
@@ -452,6 +453,16 @@ void triggers_record(struct triggers *t, unsigned cpu, const void *rec)
 	case EV_SUBMIT:
 		on_submit(t, rec);
 		return;
+	case EV_SUBMIT_COMPLETE: {
+		struct ev_submit s;
+		struct ev_complete c;
+
+		ev_split_submit(rec, &s);
+		on_submit(t, &s);
+		if (ev_split_complete(rec, &c))
+			on_complete(t, cpu, &c);
+		return;
+	}
 	case EV_COMPLETE:
 	case EV_COMPLETE32:
 		on_complete(t, cpu, rec);

@@ -21,6 +21,7 @@
 #include "convert_test.h"
 #include "csv_tables.h"
 #include "event_layout.h"
+#include "event_split.h"
 #include "merge.h"
 #include "model_names.h"
 #include "out_buf.h"
@@ -1003,6 +1004,162 @@ START_TEST(test_read_ahead_same_output)
 }
 END_TEST
 
+/*
+ * The same I/O written as the recorder of format 3.x did (submit and
+ * complete records) and as format 4.0's does (completions folded into
+ * submit_complete records), on 2 CPUs: single requests with a file record
+ * at their completion's time, batches of 4 submitted then completed,
+ * multishot requests (the second CQE stays a complete record), and frames
+ * cut between a submit and its completion.
+ */
+static void write_fold_log(const char *path, bool fold)
+{
+	struct synth_log *s = synth_log_create(path, NULL);
+
+	for (uint64_t i = 0; i < 3000; i++) {
+		uint64_t t = T0 + i * 10 * US;
+		unsigned cpu = (unsigned)(i & 1), n = i % 10 == 9 ? 4 : 1;
+		uint32_t tid = 100 + cpu;
+		struct ev_enter_begin eb = {
+			SYNTH_HDR(EV_ENTER_BEGIN, t, tid, 100), .fd = 3, .ring = RING,
+			.to_submit = n, .flags = EVF_RING_VALID,
+		};
+		struct ev_enter_end ee = {
+			SYNTH_HDR(EV_ENTER_END, t + 9 * US, tid, 100), .fd = 3, .ring = RING,
+			.ret = n, .flags = EVF_RING_VALID,
+		};
+		struct ev_submit_complete sc[4];
+		struct ev_complete c[4];
+		struct ev_file f = {
+			SYNTH_HDR(EV_FILE, t + 5 * US, tid, 100), .file = 0xf0 + (i & 7),
+			.dev = 8u << 20 | 1, .ino = 1000 + (i & 7), .mode = 0100644,
+			.ncomp = 1, .fs = "ext4", .path = "data",
+		};
+
+		synth_emit(s, cpu, &eb, sizeof(eb));
+		for (unsigned k = 0; k < n; k++) {
+			uint64_t req = 0x1000 + ((i * 4 + k) & 255), ud = i * 4 + k;
+
+			sc[k] = (struct ev_submit_complete){
+				SYNTH_HDR(EV_SUBMIT_COMPLETE, t + (1 + k) * 100, tid, 100),
+				.opcode = 22, .ring = RING, .req = req, .user_data = ud,
+				.fd = 5, .len = 4096,
+			};
+			c[k] = (struct ev_complete){
+				SYNTH_HDR(EV_COMPLETE, t + 5 * US + k * 100, tid, 100),
+				.flags = EVF_FILE_VALID, .res = 4096, .ring = RING, .req = req,
+				.user_data = ud, .file = f.file,
+			};
+			if (fold) {
+				sc[k].flags = EVF_COMPLETED;
+				sc[k].complete_dts = (uint32_t)(c[k].ts - sc[k].ts);
+				sc[k].res = c[k].res;
+				sc[k].complete_flags = c[k].flags;
+				sc[k].file = c[k].file;
+				synth_emit(s, cpu, &sc[k], sizeof(sc[k]));
+			} else {
+				struct ev_submit sub;
+
+				ev_split_submit(&sc[k], &sub);
+				synth_emit(s, cpu, &sub, sizeof(sub));
+			}
+		}
+		if (i % 97 == 0)
+			synth_flush(s);		/* a frame ends between the two */
+		if (i % 8 < 2)
+			synth_emit(s, cpu, &f, sizeof(f));
+		for (unsigned k = 0; k < n && !fold; k++)
+			synth_emit(s, cpu, &c[k], sizeof(c[k]));
+		if (i % 7 == 3) {
+			/* a multishot request's next CQE */
+			c[0].ts += 2 * US;
+			c[0].cflags = 2;	/* IORING_CQE_F_MORE */
+			synth_emit(s, cpu, &c[0], sizeof(c[0]));
+		}
+		synth_emit(s, cpu, &ee, sizeof(ee));
+		if (i % 500 == 499)
+			synth_flush(s);
+	}
+	synth_finish(s, "duration");
+}
+
+static struct output *fxt_new(const struct output_config *cfg, char *err, size_t errlen)
+{
+	return output_fxt_new(cfg, 8, err, errlen);
+}
+
+/* Both convert to the same bytes, in every CSV table, JSON and FXT. */
+START_TEST(test_folded_completions)
+{
+	static const char *const tables[] = {
+		"events.csv", "requests.csv", "syscalls.csv", "files.csv", "rings.csv",
+		"tasks.csv", "counters.csv", "losses.csv",
+	};
+	char *dir = test_tmpdir();
+	char *text[2][3], *warn[2][3];
+
+	for (int fold = 0; fold < 2; fold++) {
+		char *log = test_path(dir, "x.log");	/* the outputs name it */
+		char *csv = test_path(dir, fold ? "fold_csv" : "plain_csv");
+		char *json = test_path(dir, fold ? "fold.json" : "plain.json");
+		char *fxt = test_path(dir, fold ? "fold.fxt" : "plain.fxt");
+		char *sum = test_path(dir, fold ? "fold.txt" : "plain.txt");
+
+		struct output_config cfg = { .path = csv };
+		struct options o = { .log_path = log, .quiet = true };
+		struct output *out;
+		char err[256];
+
+		write_fold_log(log, fold);
+		out = output_csv_new(&cfg, err, sizeof(err));
+		ck_assert_ptr_nonnull(out);
+		ck_assert_int_eq(convert_into(&o, out, stderr), 0);
+		convert_json(log, json, &text[fold][0], &warn[fold][0]);
+		convert_with(fxt_new, log, fxt, &text[fold][1], &warn[fold][1]);
+		convert_with(output_summary_new, log, sum, &text[fold][2], &warn[fold][2]);
+		free(log);
+		free(csv);
+		free(json);
+		free(fxt);
+		free(sum);
+	}
+	for (int k = 0; k < 3; k++) {
+		ck_assert_str_eq(warn[0][k], "exit 0\n");
+		ck_assert_str_eq(warn[1][k], "exit 0\n");
+		size_t at = 0;
+
+		while (text[0][k][at] && text[0][k][at] == text[1][k][at])
+			at++;
+		ck_assert_msg(!text[0][k][at] && !text[1][k][at],
+			      "output %d differs at byte %zu: \"%.60s\" against \"%.60s\"", k,
+			      at, text[0][k] + (at > 30 ? at - 30 : 0),
+			      text[1][k] + (at > 30 ? at - 30 : 0));
+		free(text[0][k]);
+		free(text[1][k]);
+		free(warn[0][k]);
+		free(warn[1][k]);
+	}
+	for (size_t k = 0; k < sizeof(tables) / sizeof(tables[0]); k++) {
+		char *a = test_path(dir, "plain_csv"), *b = test_path(dir, "fold_csv");
+		char *pa = test_path(a, tables[k]), *pb = test_path(b, tables[k]);
+		size_t na, nb;
+		unsigned char *da = test_read_file(pa, &na), *db = test_read_file(pb, &nb);
+
+		ck_assert_msg(na == nb && !memcmp(da, db, na), "%s differs", tables[k]);
+		if (k < 4)	/* rows, not only a header */
+			ck_assert_msg(na > 500, "%s: %zu bytes", tables[k], na);
+		free(da);
+		free(db);
+		free(pa);
+		free(pb);
+		free(a);
+		free(b);
+	}
+	test_rmtree(dir);
+	free(dir);
+}
+END_TEST
+
 /* Every byte of the golden log damaged in turn: converts with warnings or
  * fails with one error line; never crashes. */
 START_TEST(test_damaged_bytes)
@@ -1628,6 +1785,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_cli_errors);
 	tcase_add_test(tc, test_bounded_memory);
 	tcase_add_test(tc, test_random_records);
+	tcase_add_test(tc, test_folded_completions);
 	tcase_add_test(tc, test_read_ahead_same_output);
 	tcase_add_test(tc, test_damaged_bytes);
 	tcase_add_test(tc, test_newer_recorder);

@@ -328,6 +328,46 @@ START_TEST(test_trigger_latency)
 }
 END_TEST
 
+/* A submission with its completion folded in (submit_complete) fires as
+ * the two records it stands for. */
+START_TEST(test_trigger_folded)
+{
+	struct trigger_spec spec[2];
+	struct triggers t;
+	struct ev_submit_complete e = {
+		.ts = 100, .type = EV_SUBMIT_COMPLETE, .ring = 1, .req = 7,
+		.opcode = (__u8)opcode_of("READ"), .user_data = 70,
+	};
+	char err[128];
+
+	ck_assert_int_eq(trigger_parse("latency>500ns:READ", &spec[0], err, sizeof(err)), 0);
+	ck_assert_int_eq(trigger_parse("errno=EIO:READ", &spec[1], err, sizeof(err)), 0);
+	ck_assert_int_eq(triggers_init(&t, spec, 2), 0);
+	/* completed inline, 400 ns later, with EIO */
+	e.flags = EVF_COMPLETED;
+	e.complete_dts = 400;
+	e.res = -5;
+	triggers_record(&t, 0, &e);
+	ck_assert(t.fired);
+	ck_assert_ptr_eq(t.hit.spec, &spec[1]);
+	ck_assert_uint_eq(t.hit.ts, 500);
+	ck_assert_uint_eq(t.hit.user_data, 70);
+	ck_assert_int_eq(t.hit.res, -5);
+	triggers_rearm(&t);
+	ck_assert(!triggers_overdue(&t, 10000, true));	/* not in flight */
+	/* not completed: in flight */
+	e.req = 8;
+	e.user_data = 80;
+	e.flags = 0;
+	triggers_record(&t, 0, &e);
+	ck_assert(!t.fired);
+	ck_assert(triggers_overdue(&t, 20000, true));
+	ck_assert_uint_eq(t.hit.user_data, 80);
+	ck_assert(t.hit.in_flight);
+	triggers_free(&t);
+}
+END_TEST
+
 START_TEST(test_trigger_workers_overflow)
 {
 	struct trigger_spec spec[2];
@@ -484,6 +524,7 @@ static Suite *flight_suite(void)
 	tcase_add_test(tc, test_flight_loss_base);
 	tcase_add_test(tc, test_trigger_errno);
 	tcase_add_test(tc, test_trigger_latency);
+	tcase_add_test(tc, test_trigger_folded);
 	tcase_add_test(tc, test_trigger_workers_overflow);
 	tcase_add_test(tc, test_flight_snapshot);
 	suite_add_tcase(s, tc);

@@ -75,7 +75,8 @@ EXTRA_DIST += tests/hardening/golden_logs.sh tests/hardening/cli_errors.sh tests
 	tests/golden/real_v2.0.log tests/golden/real_v2.0.txt tests/golden/real_v2.0 \
 	tests/golden/real_v3.0.log tests/golden/real_v3.0.txt tests/golden/real_v3.0 \
 	tests/golden/real_v3.1.log tests/golden/real_v3.1.txt tests/golden/real_v3.1 \
-	tests/golden/real_v3.2.log tests/golden/real_v3.2.txt tests/golden/real_v3.2
+	tests/golden/real_v3.2.log tests/golden/real_v3.2.txt tests/golden/real_v3.2 \
+	tests/golden/real_v4.0.log tests/golden/real_v4.0.txt tests/golden/real_v4.0
 EXTRA_DIST += tests/hardening/kill_random.sh tests/hardening/kill_random.py \
 	tests/hardening/tmpfs_full.sh tests/hardening/saturate.sh \
 	tests/hardening/saturate.py
