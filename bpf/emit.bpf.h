@@ -31,6 +31,7 @@ struct emit {
 	u32 size;
 	u32 depth;			/* st->depth when this program started */
 	u16 type;
+	bool flush;			/* hand the stage over after this record */
 };
 
 static __always_inline struct ur_pending *pending_slot(struct ur_cpu_state *st, u64 req)
@@ -216,6 +217,7 @@ static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16
 	em->st = st;
 	em->ts = ts;
 	em->pending_req = 0;
+	em->flush = false;
 	em->size = size;
 	em->depth = depth;
 	em->type = type;
@@ -244,7 +246,7 @@ static __always_inline void ev_submit(struct emit *em, void *rec)
 			p->epoch = st->epoch;
 		}
 		st->stage_len = em->off + size;
-		if (st->stage_len > stage_flush_bytes)
+		if (st->stage_len > stage_flush_bytes || em->flush)
 			stage_flush(st);
 	} else {
 		cpu = bpf_get_smp_processor_id();
@@ -287,7 +289,7 @@ static __always_inline bool complete_in_stage(u64 ring, u64 req, u64 user_data, 
 	e = (void *)&st->stage[p->off & (UR_STAGE_BYTES - 1)];
 	if (e->type != EV_SUBMIT_COMPLETE || e->req != req || e->ring != ring ||
 	    e->user_data != user_data || e->tid != (u32)pid_tgid ||
-	    (e->flags & EVF_COMPLETED) || ts - e->ts > 0xffffffffULL)
+	    (e->flags & EVF_COMPLETED) || ts - e->ts >= UR_FOLD_MAX_NS)
 		goto out;
 	e->complete_dts = (u32)(ts - e->ts);
 	e->res = res;

@@ -200,9 +200,13 @@ static __always_inline u64 task_pid_tgid(struct task_struct *task)
 	return (u64)(u32)task->tgid << 32 | (u32)task->pid;
 }
 
-static __always_inline void enter_cache_put(struct ur_cpu_state *st, struct task_struct *task,
+static __always_inline void enter_cache_put(const struct emit *em, struct task_struct *task,
 					    u64 fd, u64 flags, u64 ring)
 {
+	struct ur_cpu_state *st = em->st;
+
+	st->enter_off = em->depth ? ~0u : em->off;
+	st->enter_epoch = st->epoch;
 	st->enter_ring = ring;
 	st->enter_fd = fd;
 	st->enter_flags = flags;
@@ -223,6 +227,23 @@ static __always_inline bool enter_cache_take(struct task_struct *task, u64 *fd, 
 	*flags = st->enter_flags;
 	*ring = st->enter_ring;
 	return true;
+}
+
+/*
+ * At the end of an io_uring_enter whose records (from its entry's) are all
+ * in the stage, ending at end: whether the stage lacks the room they took.
+ * A next call like this one would then have the stage handed over in its
+ * midst, and the inline completions of the submissions before that point
+ * could not be folded into them (emit.bpf.h).  Handing it over now instead
+ * makes no more hand-overs.
+ */
+static __always_inline bool stage_short_for_next_call(const struct emit *em, u32 end)
+{
+	const struct ur_cpu_state *st = em->st;
+
+	if (em->depth || st->enter_epoch != st->epoch || st->enter_off > end)
+		return false;
+	return end + (end - st->enter_off) > stage_flush_bytes;
 }
 
 /*
@@ -272,7 +293,7 @@ static __always_inline void sys_enter_begin(u64 fd, u64 to_submit, u64 min_compl
 	e->cq_tail = rs.cq_tail;
 	e->sq_order = rs.sq_order;
 	e->cq_order = rs.cq_order;
-	enter_cache_put(em.st, task, fd, flags, ring);
+	enter_cache_put(&em, task, fd, flags, ring);
 	ev_submit(&em, e);
 }
 
@@ -290,11 +311,13 @@ static __always_inline void sys_enter_end(struct pt_regs *regs, s64 ret)
 	struct ev_enter_end *e;
 	struct emit em;
 	u64 fd, flags, ring;
+	bool cached;
 	u16 evf;
 
 	if (!current_selected(pid_tgid) || !enter_end_sampled(pid_tgid))
 		return;
-	if (!enter_cache_take(task, &fd, &flags, &ring)) {
+	cached = enter_cache_take(task, &fd, &flags, &ring);
+	if (!cached) {
 		if (!regs)
 			regs = user_regs(task);
 		fd = PT_REGS_PARM1_SYSCALL(regs);
@@ -318,6 +341,7 @@ static __always_inline void sys_enter_end(struct pt_regs *regs, s64 ret)
 	e->sq_tail = rs.sq_tail;
 	e->cq_head = rs.cq_head;
 	e->cq_tail = rs.cq_tail;
+	em.flush = cached && stage_short_for_next_call(&em, em.off + sizeof(*e));
 	ev_submit(&em, e);
 }
 

@@ -46,10 +46,10 @@
  */
 /*
  * 4.0 added record type "submit_complete" (a submit record that may hold
- * its request's completion), which the recorder writes instead of submit.
- * A 3.x reader would skip it as unknown and lose every submit and inline
- * completion, hence a major version.  A 4.x reader reads 1.x to 3.x logs
- * unchanged.
+ * its request's completion), which the recorder writes for requests
+ * completed inline.  A 3.x reader would skip it as unknown and lose those
+ * submissions and completions, hence a major version.  A 4.x reader reads
+ * 1.x to 3.x logs unchanged.
  */
 #define LOG_FORMAT_MAJOR 4
 #define LOG_FORMAT_MINOR 0

@@ -207,11 +207,13 @@
 
 /*
  * A submit record with room for the request's completion (format 4.0),
- * which the recorder writes instead of submit: when the completion comes
- * on the same CPU, in the same task, while the submit record is still
- * staged there (bpf/stage.h) -- a request completed inline, the common
- * case of buffered I/O -- the completion program fills it in here instead
- * of writing a complete record, and sets EVF_COMPLETED.  Readers never
+ * which the BPF side writes instead of submit: when the completion comes
+ * on the same CPU, in the same task, soon after, while the submit record
+ * is still staged there (bpf/stage.h) -- a request completed inline, the
+ * common case of buffered I/O -- the completion program fills it in here
+ * instead of writing a complete record, and sets EVF_COMPLETED.  Without
+ * it the recorder logs the submit record alone (recorder/ringbufs.c);
+ * readers accept both.  Readers never
  * yield this type: they yield the submit record and, with EVF_COMPLETED,
  * the complete record it stands for (common/event_split.h), whose ts is
  * ts + complete_dts, whose tid, tgid, ring, req and user_data are the

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,15 @@ static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_
 		r->malformed++;
 		return;
 	}
+	/*
+	 * A submission whose completion was not folded in goes to the log as
+	 * the submit record it begins with: columns that mix records with and
+	 * without a completion pack worse than two kinds apart.
+	 */
+	if (type == EV_SUBMIT_COMPLETE && !(h->flags & EVF_COMPLETED)) {
+		type = EV_SUBMIT;
+		size = sizeof(struct ev_submit);
+	}
 	f = stage_for(r, cpu, size);
 	if (!f) {
 		/* out of memory for a frame: the record is lost, and counted */
@@ -217,6 +227,8 @@ static void copy_record(struct ringbufs *r, unsigned cpu, const void *rec, size_
 	}
 	dst = f->data + f->len;
 	frame_add_record(f, rec, size);
+	memcpy(dst + offsetof(struct ev_header, type), &(uint16_t){ (uint16_t)type },
+	       sizeof(uint16_t));
 	scrub_record(r->scrub, type, dst);
 	if (r->on_record)
 		r->on_record(r->on_record_arg, cpu, dst);

@@ -1009,8 +1009,9 @@ END_TEST
  * complete records) and as format 4.0's does (completions folded into
  * submit_complete records), on 2 CPUs: single requests with a file record
  * at their completion's time, batches of 4 submitted then completed,
- * multishot requests (the second CQE stays a complete record), and frames
- * cut between a submit and its completion.
+ * multishot requests (the second CQE stays a complete record), frames
+ * cut between a submit and its completion, and submit_complete records
+ * without a completion.
  */
 static void write_fold_log(const char *path, bool fold)
 {
@@ -1030,6 +1031,7 @@ static void write_fold_log(const char *path, bool fold)
 		};
 		struct ev_submit_complete sc[4];
 		struct ev_complete c[4];
+		bool unfolded[4] = { false };
 		struct ev_file f = {
 			SYNTH_HDR(EV_FILE, t + 5 * US, tid, 100), .file = 0xf0 + (i & 7),
 			.dev = 8u << 20 | 1, .ino = 1000 + (i & 7), .mode = 0100644,
@@ -1050,7 +1052,11 @@ static void write_fold_log(const char *path, bool fold)
 				.flags = EVF_FILE_VALID, .res = 4096, .ring = RING, .req = req,
 				.user_data = ud, .file = f.file,
 			};
-			if (fold) {
+			if (fold && (i + k) % 11 == 5) {
+				/* not folded, as readers also accept it */
+				synth_emit(s, cpu, &sc[k], sizeof(sc[k]));
+				unfolded[k] = true;
+			} else if (fold) {
 				sc[k].flags = EVF_COMPLETED;
 				sc[k].complete_dts = (uint32_t)(c[k].ts - sc[k].ts);
 				sc[k].res = c[k].res;
@@ -1068,8 +1074,9 @@ static void write_fold_log(const char *path, bool fold)
 			synth_flush(s);		/* a frame ends between the two */
 		if (i % 8 < 2)
 			synth_emit(s, cpu, &f, sizeof(f));
-		for (unsigned k = 0; k < n && !fold; k++)
-			synth_emit(s, cpu, &c[k], sizeof(c[k]));
+		for (unsigned k = 0; k < n; k++)
+			if (!fold || unfolded[k])
+				synth_emit(s, cpu, &c[k], sizeof(c[k]));
 		if (i % 7 == 3) {
 			/* a multishot request's next CQE */
 			c[0].ts += 2 * US;
