@@ -24,6 +24,12 @@ static inline void ev_split_submit(const struct ev_submit_complete *in, struct e
 	out->flags &= (uint16_t)~EVF_COMPLETED;
 }
 
+/* Whether a record is a submit_complete record holding its completion. */
+static inline bool ev_holds_completion(const struct ev_header *h)
+{
+	return h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED);
+}
+
 /* Its completion's ts; meaningful only with EVF_COMPLETED. */
 static inline uint64_t ev_split_complete_ts(const struct ev_submit_complete *in)
 {

@@ -848,7 +848,7 @@ static void decode_frame(const struct log_reader *r, struct log_decoder *d,
 		a->refs[a->nstored].idx = (uint32_t)a->nstored;
 		if (a->nstored && rec->ts < a->refs[a->nstored - 1].ts)
 			sorted = false;
-		if (known && rec->type == EV_SUBMIT_COMPLETE && (rec->flags & EVF_COMPLETED)) {
+		if (known && ev_holds_completion(rec)) {
 			struct rec_ref *c;
 
 			if (!refs_reserve(&a->comp, &a->compcap, want)) {

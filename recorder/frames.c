@@ -61,7 +61,7 @@ bool frame_add_record(struct frame *f, const void *rec, size_t size)
 	memcpy(&ts, &h->ts, sizeof(ts));
 	if (ts < f->first_ts)
 		f->first_ts = ts;
-	if (h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED)) {
+	if (ev_holds_completion(h)) {
 		/* the frame also holds the completion, which readers yield */
 		ts = ev_split_complete_ts(rec);
 		f->events++;
@@ -117,10 +117,8 @@ uint32_t user_losses_add(struct user_losses *ul, unsigned cpu, const void *rec)
 {
 	const struct ev_header *h = rec;
 	uint16_t type = h->type == EV_SUBMIT_COMPLETE ? EV_SUBMIT : h->type;
-	uint32_t n = 1;
+	uint32_t n = ev_holds_completion(h) ? 2 : 1;
 
-	if (h->type == EV_SUBMIT_COMPLETE && (h->flags & EVF_COMPLETED))
-		n = 2;
 	if (cpu < ul->ncpus) {
 		ul->count[(size_t)cpu * EV_TYPE_LIMIT + type % EV_TYPE_LIMIT]++;
 		if (n == 2)
@@ -155,11 +153,10 @@ uint32_t frame_drop_events(struct frame *f, struct user_losses *ul)
 			dropped += user_losses_add(ul, cpu, f->data + pos);
 			if (h.ts < first)
 				first = h.ts;
+			if (ev_holds_completion(&h))
+				h.ts = ev_split_complete_ts((const void *)(f->data + pos));
 			if (h.ts > last)
 				last = h.ts;
-			if (h.type == EV_SUBMIT_COMPLETE && (h.flags & EVF_COMPLETED) &&
-			    ev_split_complete_ts((const void *)(f->data + pos)) > last)
-				last = ev_split_complete_ts((const void *)(f->data + pos));
 		}
 		pos += size;
 	}
