@@ -8,7 +8,8 @@
  * so its records have the compiled-in layouts), then writes them all
  * again ROUNDS times with log_write_events() -- packing into columns of
  * varints, zstd at LEVEL (default: the recorder's), the write -- to OUT
- * (default /dev/shm/pack_bench.log, removed at the end), and prints the
+ * (default /dev/shm/pack_bench.log, removed at the end; an OUT given is
+ * kept, holding the last round's log, to compare two builds' bytes), and prints the
  * median, min and max ns of CPU per record over the rounds and the bytes
  * per record.  This is the recorder's writer thread's work per event, with
  * the records hot in memory as the recorder's queue hands them over.
@@ -16,6 +17,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +109,7 @@ static int load(const char *path, struct saved_frame **frames, long *nframes, ui
 int main(int argc, char **argv)
 {
 	const char *out = "/dev/shm/pack_bench.log";
+	bool keep = false;
 	struct saved_frame *frames = NULL;
 	struct log_writer_options opt = { .overwrite = true };
 	uint64_t records = 0, bytes = 0;
@@ -124,6 +127,7 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			keep = true;
 			break;
 		default:
 			goto usage;
@@ -166,6 +170,13 @@ int main(int argc, char **argv)
 			}
 		ns[i] = (cpu_ns() - t0) / (double)records;
 		bytes = log_writer_bytes(w);
+		if (keep && i == rounds - 1) {
+			if (log_writer_finish(w, "{}", err, sizeof(err))) {
+				fprintf(stderr, "pack_bench: %s\n", err);
+				goto out;
+			}
+			continue;
+		}
 		log_writer_abort(w);
 	}
 	qsort(ns, rounds, sizeof(*ns), cmp_double);
@@ -174,7 +185,8 @@ int main(int argc, char **argv)
 	       ns[rounds - 1], rounds, (double)bytes / (double)records);
 	ret = 0;
 out:
-	unlink(out);
+	if (!keep || ret)
+		unlink(out);
 	for (long k = 0; k < nframes; k++)
 		free(frames[k].records);
 	free(frames);

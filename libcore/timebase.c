@@ -58,6 +58,29 @@ static long find_le(const struct log_clock_snapshot *v, size_t n, uint64_t t)
 	return (long)lo - 1;
 }
 
+/*
+ * dt * span / boot_span, truncated, exactly: the real clock's span of a
+ * segment is its boot span plus a drift of a few ppm (or a step), so
+ * dt + dt * drift / boot_span in 64 bits, which is most rows of a CSV,
+ * unless that product overflows; 128-bit division otherwise.
+ */
+static __int128 interpolate(uint64_t dt, __int128 span, uint64_t boot_span)
+{
+	__int128 drift = span - (__int128)boot_span;
+	int64_t d;
+	uint64_t prod;
+
+	if (span >= 0 && drift >= INT64_MIN && drift <= INT64_MAX && dt <= INT64_MAX) {
+		d = (int64_t)drift;
+		/* dt * span >= 0: truncation is the floor of dt + dt * drift / boot_span */
+		if (d >= 0 && !__builtin_mul_overflow(dt, (uint64_t)d, &prod))
+			return (__int128)dt + prod / boot_span;
+		if (d < 0 && !__builtin_mul_overflow(dt, (uint64_t)0 - (uint64_t)d, &prod))
+			return (__int128)dt - (prod / boot_span + (prod % boot_span != 0));
+	}
+	return (__int128)dt * span / (__int128)boot_span;
+}
+
 /* false when the result does not fit (a timestamp from a damaged record). */
 bool timebase_wall(const struct timebase *tb, uint64_t boot_ns, int64_t *real_ns)
 {
@@ -77,11 +100,9 @@ bool timebase_wall(const struct timebase *tb, uint64_t boot_ns, int64_t *real_ns
 	} else {
 		a = &tb->snaps[i];
 		b = &tb->snaps[i + 1];
-		/* Exact integer interpolation: (t - a) * (real span) / (boot span). */
-		real = (__int128)a->real_ns +
-		       (__int128)(boot_ns - a->boot_ns) *
-		       ((__int128)b->real_ns - (__int128)a->real_ns) /
-		       (__int128)(b->boot_ns - a->boot_ns);
+		real = (__int128)a->real_ns + interpolate(boot_ns - a->boot_ns,
+							  (__int128)b->real_ns - a->real_ns,
+							  b->boot_ns - a->boot_ns);
 	}
 	if (real > INT64_MAX || real < INT64_MIN)
 		return false;

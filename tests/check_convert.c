@@ -1736,6 +1736,58 @@ START_TEST(test_timebase)
 END_TEST
 
 /*
+ * Interpolation between two clock snapshots takes a 64-bit path where the
+ * clocks drift apart by little: it must give exactly the 128-bit result,
+ * for drifts of either sign, clock steps, and spans whose product
+ * overflows 64 bits.
+ */
+START_TEST(test_timebase_interpolation_exact)
+{
+	static const int64_t drifts[] = {
+		0, 1, -1, 37, -37, 999983, -999983, 1000000000, -1000000000,
+		INT64_C(1) << 40, -(INT64_C(1) << 40), INT64_C(1) << 62,
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < 200000; i++) {
+		struct log_clock_snapshot a, b;
+		struct timebase tb;
+		uint64_t span, t;
+		int64_t drift, real;
+		__int128 want;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		span = 1 + (x >> (24 + i % 40));
+		drift = drifts[i % (sizeof(drifts) / sizeof(drifts[0]))];
+		if (i % 7 == 0)
+			drift = (int64_t)(x >> 20) - (int64_t)(x >> 21);
+		if (drift < 0 && (uint64_t)-drift > span)
+			drift = -(int64_t)(span / 2);	/* the real clock stepped back less */
+		a = (struct log_clock_snapshot){ .boot_ns = 5000 + (x & 0xffff),
+						 .real_ns = 1700000000000000000 };
+		b = a;
+		b.boot_ns += span;
+		b.real_ns += (int64_t)span + drift;
+		t = a.boot_ns + (x >> 7) % span;
+		want = (__int128)a.real_ns + (__int128)(t - a.boot_ns) *
+		       ((__int128)b.real_ns - a.real_ns) / (__int128)span;
+		timebase_init(&tb);
+		ck_assert_int_eq(timebase_add(&tb, &a), 0);
+		ck_assert_int_eq(timebase_add(&tb, &b), 0);
+		ck_assert(timebase_wall(&tb, t, &real));
+		if ((__int128)real != want)
+			ck_abort_msg("span %llu drift %lld t-a %llu: got %lld want %lld",
+				     (unsigned long long)span, (long long)drift,
+				     (unsigned long long)(t - a.boot_ns), (long long)real,
+				     (long long)want);
+		timebase_free(&tb);
+	}
+}
+END_TEST
+
+/*
  * A failed request's error is counted by its magnitude, also for a CQE
  * result of INT32_MIN (a damaged log), whose negation overflows int:
  * UndefinedBehaviorSanitizer stops the suite's sanitizer run there.
@@ -1889,6 +1941,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_frame_gap);
 	tcase_add_test(tc, test_hist);
 	tcase_add_test(tc, test_timebase);
+	tcase_add_test(tc, test_timebase_interpolation_exact);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_report_error_magnitude);
 	tcase_add_test(tc, test_hmap_remembered_slot);
