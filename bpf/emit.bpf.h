@@ -184,6 +184,48 @@ static __always_inline void stage_flush(struct ur_cpu_state *st)
 }
 
 /*
+ * A run of submissions by one task (an SQPOLL thread's batch, the SQEs of
+ * an io_uring_enter) has the inline completions of its requests posted
+ * after its last submission (io_submit_flush_completions()).  When the
+ * stage is handed over in the midst of a run, the submit records before
+ * that point are gone when their completions come, and cannot take them
+ * (complete_in_stage).  So when a run begins and one like the last would
+ * not fit, the stage is handed over first: no more hand-overs, earlier
+ * ones.  io_uring_enter's exit does the same for the next call
+ * (stage_short_for_next_call); SQPOLL batches have no call around them.
+ */
+static __always_inline void submit_run_step(u32 tid, u32 size)
+{
+	u32 zero = 0;
+	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
+
+	if (!st || st->depth)
+		return;
+	if (st->run_bytes && st->run_tid == tid) {
+		st->run_bytes += size;
+		return;
+	}
+	st->run_tid = tid;
+	st->run_bytes = size;
+	if (st->stage_len + st->last_run_bytes <= stage_flush_bytes)
+		return;
+	st->depth = 1;
+	barrier();
+	stage_flush(st);
+	barrier();
+	st->depth = 0;
+}
+
+/* Any other record, or a completion folded: the run of submissions ended. */
+static __always_inline void submit_run_end(struct ur_cpu_state *st)
+{
+	if (!st->run_bytes)
+		return;
+	st->last_run_bytes = st->run_bytes <= stage_flush_bytes ? st->run_bytes : 0;
+	st->run_bytes = 0;
+}
+
+/*
  * Room for a record of this type on this CPU: in the stage, or in a nest
  * slot when this program interrupted another.  NULL when the record is
  * dropped (and counted).  The record is zeroed and its header filled in;
@@ -202,6 +244,8 @@ static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16
 	st->depth = depth + 1;
 	barrier();
 	if (depth == 0) {
+		if (type != EV_SUBMIT_COMPLETE)
+			submit_run_end(st);
 		/* stage_len <= stage_flush_bytes: the mask changes nothing */
 		em->off = st->stage_len & (UR_STAGE_BYTES - 1);
 		h = (void *)&st->stage[em->off];
@@ -298,6 +342,7 @@ static __always_inline bool complete_in_stage(u64 ring, u64 req, u64 user_data, 
 	e->file = file;
 	e->flags |= EVF_COMPLETED;
 	p->req = 0;
+	submit_run_end(st);
 	done = true;
 out:
 	barrier();

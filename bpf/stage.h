@@ -83,6 +83,11 @@ struct ur_cpu_state {
 	__u32 enter_off;		/* the entry's record in the stage (~0: not there) */
 	__u32 enter_epoch;		/* ... in this fill of it */
 	__u32 epoch;			/* stage flushes so far: see ur_pending */
+	/* the run of submissions being staged (submit_run_step, emit.bpf.h) */
+	__u32 run_tid;
+	__u32 run_bytes;		/* its records' bytes so far; 0: none */
+	__u32 last_run_bytes;		/* the last run's, 0 when it cannot fit */
+	__u32 run_pad;
 	struct ur_pending pending_submits[UR_PENDING_SLOTS];
 	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
 	__u8 nest[UR_NEST_SLOTS][UR_RECORD_MAX];
