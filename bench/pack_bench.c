@@ -9,16 +9,17 @@
  * again ROUNDS times with log_write_events() -- packing into columns of
  * varints, zstd at LEVEL (default: the recorder's), the write -- to OUT
  * (default /dev/shm/pack_bench.log, removed at the end; an OUT given is
- * kept, holding the last round's log, to compare two builds' bytes), and prints the
- * median, min and max ns of CPU per record over the rounds and the bytes
- * per record.  This is the recorder's writer thread's work per event, with
- * the records hot in memory as the recorder's queue hands them over.
+ * kept, holding the last round's log, so that two builds' bytes can be
+ * compared), and prints the median, min and max ns of CPU per record over
+ * the rounds and the bytes per record.  This is the recorder's writer
+ * thread's work per event, with the records hot in memory as the
+ * recorder's queue hands them over.
  * Not part of make check: a benchmark, not a test.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdbool.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
