@@ -193,27 +193,18 @@ static __always_inline void stage_flush(struct ur_cpu_state *st)
  * not fit, the stage is handed over first: no more hand-overs, earlier
  * ones.  io_uring_enter's exit does the same for the next call
  * (stage_short_for_next_call); SQPOLL batches have no call around them.
+ * Called from ev_reserve() at depth 0, with st->depth held.
  */
-static __always_inline void submit_run_step(u32 tid, u32 size)
+static __always_inline void submit_run_step(struct ur_cpu_state *st, u32 tid, u32 size)
 {
-	u32 zero = 0;
-	struct ur_cpu_state *st = bpf_map_lookup_elem(&cpu_states, &zero);
-
-	if (!st || st->depth)
-		return;
 	if (st->run_bytes && st->run_tid == tid) {
 		st->run_bytes += size;
 		return;
 	}
 	st->run_tid = tid;
 	st->run_bytes = size;
-	if (st->stage_len + st->last_run_bytes <= stage_flush_bytes)
-		return;
-	st->depth = 1;
-	barrier();
-	stage_flush(st);
-	barrier();
-	st->depth = 0;
+	if (st->stage_len + st->last_run_bytes > stage_flush_bytes)
+		stage_flush(st);
 }
 
 /* Any other record, or a completion folded: the run of submissions ended. */
@@ -244,7 +235,9 @@ static __always_inline void *ev_reserve(struct emit *em, u32 size, u16 type, u16
 	st->depth = depth + 1;
 	barrier();
 	if (depth == 0) {
-		if (type != EV_SUBMIT_COMPLETE)
+		if (type == EV_SUBMIT_COMPLETE)
+			submit_run_step(st, (u32)pid_tgid, size);
+		else
 			submit_run_end(st);
 		/* stage_len <= stage_flush_bytes: the mask changes nothing */
 		em->off = st->stage_len & (UR_STAGE_BYTES - 1);

@@ -280,7 +280,6 @@ static __always_inline int record_submit(struct io_kiocb *req, u16 flags, u64 pi
 		flags |= EVF_SQ_THREAD;
 	if (read_submitted_sqe(req, &sqe))
 		flags |= EVF_SQE_VALID;
-	submit_run_step((u32)pid_tgid, sizeof(*e));
 	e = EV_RESERVE(&em, submit_complete, EV_SUBMIT_COMPLETE, flags, bpf_ktime_get_boot_ns(),
 		       pid_tgid);
 	if (!e)
