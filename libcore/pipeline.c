@@ -91,6 +91,80 @@ unsigned convert_threads(const struct options *o)
 	return (unsigned)CPU_COUNT(&set);
 }
 
+/* The recording's host and settings, as the outputs name them. */
+struct meta_text {
+	char hostname[128], release[128], machine[64], iowq[32];
+	char selection[256];
+};
+
+static void fill_meta(struct convert_log *c, struct output_meta *meta, struct meta_text *t)
+{
+	const struct merge_stats *st = merge_stats(c->m);
+	const struct json_value *host;
+
+	meta->log_path = c->o->log_path;
+	meta->info = log_reader_info(c->r);
+	meta->names = &c->names;
+	meta->tb = &c->tb;
+	c->tb.start_ns = meta->start_ns = convert_log_start(c);
+	meta->end_ns = st->last_ts > meta->start_ns ? st->last_ts : meta->start_ns;
+	meta->ncpus = meta->info->ncpus;
+	host = json_get(meta->info->meta, "host");
+	meta_str(host, "hostname", t->hostname, sizeof(t->hostname));
+	meta_str(host, "release", t->release, sizeof(t->release));
+	meta_str(host, "machine", t->machine, sizeof(t->machine));
+	meta_str(meta->info->meta, "io_wq_tracking", t->iowq, sizeof(t->iowq));
+	meta->hostname = t->hostname;
+	meta->kernel_release = t->release;
+	meta->machine = t->machine;
+	meta->io_wq_tracking = t->iowq;
+	meta->converter_version = PACKAGE_VERSION;
+}
+
+/* The selection options as given, for the outputs' metadata. */
+static void selection_text(const struct options *o, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (o->start.set)
+		off += (size_t)snprintf(buf + off, len - off, "--start %s ", o->start.text);
+	if (o->end.set && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "--end %s ", o->end.text);
+	for (size_t i = 0; i < o->npids && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "--pid %u ", o->pids[i]);
+	for (size_t i = 0; i < o->nrings && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "--ring %u ", o->rings[i]);
+	if (off && off < len)
+		buf[off - 1] = '\0';
+}
+
+/* What the merge counted, for the outputs' end. */
+static void fill_totals(struct convert_log *c, struct output_totals *t)
+{
+	const struct merge_stats *st = merge_stats(c->m);
+
+	t->records = st->records;
+	t->unknown_records = st->unknown_records;
+	t->loss_counters = st->loss_counters;
+	t->nloss_counters = st->nloss_counters;
+	t->lost_events = st->lost_total;
+	t->damaged_frames = st->damaged_frames;
+	t->frame_gaps = st->frame_gaps;
+	t->stop = st->stop;
+	t->stop_message = st->stop == LOG_STOP_END ? "" : st->stop_message;
+	t->end_reason = st->end_reason;
+	t->trigger = st->window_start_ns ? st->trigger : "";
+	t->snapshot = st->snapshot;
+	t->trigger_ns = st->trigger_ns;
+	/* 1: nothing was evicted, the window is the whole recording */
+	t->window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(c);
+	t->window_dropped = st->window_dropped;
+	t->window_cut = st->window_start_ns > 1;
+	t->cost = &st->cost;
+	t->warnings = merge_warnings(c->m, &t->nwarnings);
+}
+
 int convert_into(const struct options *o, struct output *out, FILE *errf)
 {
 	struct convert_log c = { .o = o, .errf = errf ? errf : stderr };
@@ -101,36 +175,17 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	struct model *model = NULL;
 	struct progress prog = { 0 };
 	const struct merge_stats *st;
-	const struct json_value *host;
 	struct output *sink = out;
-	char hostname[128] = "", release[128] = "", machine[64] = "", iowq[32] = "";
-	char selection[256] = "";
+	struct meta_text text = { 0 };
 	char err[LOG_MSG_LEN];
 	struct merge_item it;
-	size_t off = 0;
 	int ret = 1, r;
 	uint64_t n = 0;
 
 	if (convert_log_open(&c))
 		goto cleanup;
 	st = merge_stats(c.m);
-	meta.log_path = o->log_path;
-	meta.info = log_reader_info(c.r);
-	meta.names = &c.names;
-	meta.tb = &c.tb;
-	c.tb.start_ns = meta.start_ns = convert_log_start(&c);
-	meta.end_ns = st->last_ts > meta.start_ns ? st->last_ts : meta.start_ns;
-	meta.ncpus = meta.info->ncpus;
-	host = json_get(meta.info->meta, "host");
-	meta_str(host, "hostname", hostname, sizeof(hostname));
-	meta_str(host, "release", release, sizeof(release));
-	meta_str(host, "machine", machine, sizeof(machine));
-	meta_str(meta.info->meta, "io_wq_tracking", iowq, sizeof(iowq));
-	meta.hostname = hostname;
-	meta.kernel_release = release;
-	meta.machine = machine;
-	meta.io_wq_tracking = iowq;
-	meta.converter_version = PACKAGE_VERSION;
+	fill_meta(&c, &meta, &text);
 	if (convert_log_sampling(&c, &meta.sample_requests, &meta.sample_syscalls))
 		goto cleanup;
 
@@ -146,21 +201,8 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	sel.npids = o->npids;
 	sel.rings = o->rings;
 	sel.nrings = o->nrings;
-	if (o->start.set)
-		off += (size_t)snprintf(selection + off, sizeof(selection) - off,
-					"--start %s ", o->start.text);
-	if (o->end.set && off < sizeof(selection))
-		off += (size_t)snprintf(selection + off, sizeof(selection) - off,
-					"--end %s ", o->end.text);
-	for (size_t i = 0; i < o->npids && off < sizeof(selection); i++)
-		off += (size_t)snprintf(selection + off, sizeof(selection) - off,
-					"--pid %u ", o->pids[i]);
-	for (size_t i = 0; i < o->nrings && off < sizeof(selection); i++)
-		off += (size_t)snprintf(selection + off, sizeof(selection) - off,
-					"--ring %u ", o->rings[i]);
-	if (off && off < sizeof(selection))
-		selection[off - 1] = '\0';
-	meta.selection = selection;
+	selection_text(o, text.selection, sizeof(text.selection));
+	meta.selection = text.selection;
 	meta.sel_start_ns = sel.start_ns;
 	meta.sel_end_ns = sel.end_ns;
 
@@ -184,7 +226,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	}
 	mcfg.out = sink;
 	mcfg.names = &c.names;
-	mcfg.iowq_exact = !strcmp(iowq, "fentry") || !strcmp(iowq, "kprobe");
+	mcfg.iowq_exact = !strcmp(text.iowq, "fentry") || !strcmp(text.iowq, "kprobe");
 	mcfg.sample_every = meta.sample_requests;
 	if (model_new(&model, &mcfg)) {
 		fprintf(c.errf, "uring-convert: out of memory\n");
@@ -214,25 +256,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 		fprintf(c.errf, "uring-convert: %s: out of memory while converting\n", o->log_path);
 		goto cleanup;
 	}
-	totals.records = st->records;
-	totals.unknown_records = st->unknown_records;
-	totals.loss_counters = st->loss_counters;
-	totals.nloss_counters = st->nloss_counters;
-	totals.lost_events = st->lost_total;
-	totals.damaged_frames = st->damaged_frames;
-	totals.frame_gaps = st->frame_gaps;
-	totals.stop = st->stop;
-	totals.stop_message = st->stop == LOG_STOP_END ? "" : st->stop_message;
-	totals.end_reason = st->end_reason;
-	totals.trigger = st->window_start_ns ? st->trigger : "";
-	totals.snapshot = st->snapshot;
-	totals.trigger_ns = st->trigger_ns;
-	/* 1: nothing was evicted, the window is the whole recording */
-	totals.window_start_ns = st->window_start_ns > 1 ? st->window_start_ns : convert_log_start(&c);
-	totals.window_dropped = st->window_dropped;
-	totals.window_cut = st->window_start_ns > 1;
-	totals.cost = &st->cost;
-	totals.warnings = merge_warnings(c.m, &totals.nwarnings);
+	fill_totals(&c, &totals);
 	convert_log_warnings(&c);
 	if (st->unknown_records && !o->quiet)
 		fprintf(c.errf, "uring-convert: warning: %s: %" PRIu64
