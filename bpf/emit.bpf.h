@@ -34,10 +34,49 @@ struct emit {
 	bool flush;			/* hand the stage over after this record */
 };
 
+/*
+ * Two slots a request may take.  io_kiocbs are 256-byte slab objects, 16
+ * to a page, and a ring recycles a few pages of them.  The first slot
+ * keeps a page's objects apart, but the 16 slots of one page fall on
+ * another page's 16 in one ring of 16: a Fibonacci hash of the address
+ * gives the second.
+ */
 static __always_inline struct ur_pending *pending_slot(struct ur_cpu_state *st, u64 req)
 {
-	/* io_kiocbs are 256-byte slab objects: the bits above those */
 	return &st->pending_submits[((req >> 8) ^ (req >> 14)) & (UR_PENDING_SLOTS - 1)];
+}
+
+static __always_inline struct ur_pending *pending_slot2(struct ur_cpu_state *st, u64 req)
+{
+	/* (u32) first: req may be a pointer to the verifier, which allows no shift */
+	return &st->pending_submits[((u32)req >> 8) * 0x9e3779b1u >> 24 & (UR_PENDING_SLOTS - 1)];
+}
+
+/* Where a submit record just staged is found: its first slot, unless another's is there. */
+static __always_inline struct ur_pending *pending_place(struct ur_cpu_state *st, u64 req)
+{
+	struct ur_pending *p = pending_slot(st, req);
+
+	if (p->req && p->req != req && p->epoch == st->epoch)
+		return pending_slot2(st, req);
+	return p;
+}
+
+/*
+ * The slot of req's submit record in this fill of the stage, or NULL.  The
+ * first slot is tried first: an address staged again after its first try
+ * had been taken lands there (pending_place), so the newer is found.
+ */
+static __always_inline struct ur_pending *pending_find(struct ur_cpu_state *st, u64 req)
+{
+	struct ur_pending *p = pending_slot(st, req);
+
+	if (p->req == req && p->epoch == st->epoch)
+		return p;
+	p = pending_slot2(st, req);
+	if (p->req == req && p->epoch == st->epoch)
+		return p;
+	return NULL;
 }
 
 /*
@@ -189,10 +228,14 @@ static __always_inline void stage_flush(struct ur_cpu_state *st)
  * after its last submission (io_submit_flush_completions()).  When the
  * stage is handed over in the midst of a run, the submit records before
  * that point are gone when their completions come, and cannot take them
- * (complete_in_stage).  So when a run begins and one like the last would
- * not fit, the stage is handed over first: no more hand-overs, earlier
- * ones.  io_uring_enter's exit does the same for the next call
- * (stage_short_for_next_call); SQPOLL batches have no call around them.
+ * (complete_in_stage).  So when a run begins and one as long as the
+ * longest of late would not fit, the stage is handed over first.  The
+ * longest, not the last: an SQPOLL thread's batches vary in length, and a
+ * hint from the last run split the next whenever it was longer and met a
+ * nearly full stage.  The hint decays by a sixteenth per run, so one long
+ * batch costs earlier hand-overs for a few dozen runs.  io_uring_enter's
+ * exit does the same for the next call (stage_short_for_next_call);
+ * SQPOLL batches have no call around them.
  * Called from ev_reserve() at depth 0, with st->depth held.
  */
 static __always_inline void submit_run_step(struct ur_cpu_state *st, u32 tid, u32 size)
@@ -203,16 +246,21 @@ static __always_inline void submit_run_step(struct ur_cpu_state *st, u32 tid, u3
 	}
 	st->run_tid = tid;
 	st->run_bytes = size;
-	if (st->stage_len + st->last_run_bytes > stage_flush_bytes)
+	if (st->stage_len + st->run_hint > stage_flush_bytes)
 		stage_flush(st);
 }
 
 /* Any other record, or a completion folded: the run of submissions ended. */
 static __always_inline void submit_run_end(struct ur_cpu_state *st)
 {
+	u32 hint = st->run_hint - st->run_hint / 16;
+
 	if (!st->run_bytes)
 		return;
-	st->last_run_bytes = st->run_bytes <= stage_flush_bytes ? st->run_bytes : 0;
+	/* a run longer than the stage is split whatever is done */
+	if (st->run_bytes > hint && st->run_bytes <= stage_flush_bytes)
+		hint = st->run_bytes;
+	st->run_hint = hint;
 	st->run_bytes = 0;
 }
 
@@ -276,7 +324,7 @@ static __always_inline void ev_submit(struct emit *em, void *rec)
 
 	if (em->depth == 0) {
 		if (em->pending_req) {
-			struct ur_pending *p = pending_slot(st, em->pending_req);
+			struct ur_pending *p = pending_place(st, em->pending_req);
 
 			p->req = em->pending_req;
 			p->off = em->off;
@@ -319,8 +367,8 @@ static __always_inline bool complete_in_stage(u64 ring, u64 req, u64 user_data, 
 		return false;
 	st->depth = 1;
 	barrier();
-	p = pending_slot(st, req);
-	if (p->req != req || p->epoch != st->epoch)
+	p = pending_find(st, req);
+	if (!p)
 		goto out;
 	/* the slot says where; the record itself says whether it still is */
 	e = (void *)&st->stage[p->off & (UR_STAGE_BYTES - 1)];

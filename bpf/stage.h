@@ -39,10 +39,11 @@
 /*
  * Submit records still in the stage, by request: where a completion on
  * the same CPU finds the record to fill in (submit_complete records,
- * common/uring_event.h).  One slot per hash of the request's address:
- * a batch of SQEs is submitted before any of its inline completions is
- * posted, and 32 requests hashed into 64 slots clash a fifth of the
- * time, into 256 slots one time in 16.
+ * common/uring_event.h).  A request may take one of two slots, by two
+ * hashes of its address (pending_place, emit.bpf.h): a batch of SQEs is
+ * submitted before any of its inline completions is posted, and with a
+ * single hash two slab pages of requests could take the same 16 slots,
+ * each submission evicting one of the other page's.
  */
 #define UR_PENDING_SLOTS	256		/* power of two */
 /*
@@ -86,7 +87,7 @@ struct ur_cpu_state {
 	/* the run of submissions being staged (submit_run_step, emit.bpf.h) */
 	__u32 run_tid;
 	__u32 run_bytes;		/* its records' bytes so far; 0: none */
-	__u32 last_run_bytes;		/* the last run's, 0 when it cannot fit */
+	__u32 run_hint;			/* the longest recent run's, decaying */
 	__u32 run_pad;
 	struct ur_pending pending_submits[UR_PENDING_SLOTS];
 	__u8 stage[UR_STAGE_BYTES + UR_RECORD_MAX];
