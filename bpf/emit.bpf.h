@@ -253,10 +253,11 @@ static __always_inline void submit_run_step(struct ur_cpu_state *st, u32 tid, u3
 /* Any other record, or a completion folded: the run of submissions ended. */
 static __always_inline void submit_run_end(struct ur_cpu_state *st)
 {
-	u32 hint = st->run_hint - st->run_hint / 16;
+	u32 hint;
 
 	if (!st->run_bytes)
 		return;
+	hint = st->run_hint - st->run_hint / 16;
 	/* a run longer than the stage is split whatever is done */
 	if (st->run_bytes > hint && st->run_bytes <= stage_flush_bytes)
 		hint = st->run_bytes;

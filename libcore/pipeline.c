@@ -91,7 +91,7 @@ unsigned convert_threads(const struct options *o)
 	return (unsigned)CPU_COUNT(&set);
 }
 
-/* The recording's host and settings, as the outputs name them. */
+/* The recording's host and settings, and the selection, as the outputs name them. */
 struct meta_text {
 	char hostname[128], release[128], machine[64], iowq[32];
 	char selection[256];
