@@ -95,6 +95,48 @@ int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, siz
 	return 0;
 }
 
+int out_buf_open_mem(struct out_buf *b)
+{
+	*b = (struct out_buf){ .fd = -1, .mem = true };
+	b->cur = malloc(OUT_BUF_BYTES);
+	return b->cur ? 0 : -1;
+}
+
+/* In memory: keep the full buffer's bytes in the spill. */
+static void spill(struct out_buf *b)
+{
+	if (b->spill_cap - b->spill_len < b->len) {
+		size_t cap = b->spill_cap ? b->spill_cap * 2 : OUT_BUF_BYTES;
+		char *p;
+
+		while (cap - b->spill_len < b->len)
+			cap *= 2;
+		p = realloc(b->spill, cap);
+		if (!p) {
+			b->err = b->err ? b->err : ENOMEM;
+			b->len = 0;
+			return;
+		}
+		b->spill = p;
+		b->spill_cap = cap;
+	}
+	memcpy(b->spill + b->spill_len, b->cur, b->len);
+	b->spill_len += b->len;
+	b->len = 0;
+}
+
+void out_buf_move(struct out_buf *dst, struct out_buf *src)
+{
+	if (src->err && !dst->err)
+		dst->err = src->err;
+	if (src->spill_len)
+		out_buf_put(dst, src->spill, src->spill_len);
+	out_buf_put(dst, src->cur, src->len);
+	src->spill_len = 0;
+	src->len = 0;
+	src->err = 0;
+}
+
 void out_buf_drain(struct out_buf *b)
 {
 	struct out_buf_writer *w = b->w;
@@ -102,6 +144,10 @@ void out_buf_drain(struct out_buf *b)
 
 	if (!b->len)
 		return;
+	if (b->mem) {
+		spill(b);
+		return;
+	}
 	if (!w && (b->sync || !writer_start(b))) {
 		b->sync = true;
 		if (!b->err)
@@ -166,7 +212,8 @@ int out_buf_close(struct out_buf *b)
 	/* A file that never filled a buffer needs no thread for its end. */
 	if (!w)
 		b->sync = true;
-	out_buf_drain(b);
+	if (!b->mem)
+		out_buf_drain(b);
 	err = b->err;
 	if (w) {
 		worker_stop(&w->wk);
@@ -178,6 +225,7 @@ int out_buf_close(struct out_buf *b)
 	}
 	if (b->owns_fd && close(b->fd) && !err)
 		err = errno;
+	free(b->spill);
 	free(b->cur);
 	*b = (struct out_buf){ .fd = -1 };
 	return err;

@@ -14,6 +14,10 @@
  *
  * One thread fills a given out_buf.  The first failed write is kept
  * (later output is dropped) and returned by out_buf_close().
+ *
+ * An out_buf in memory (out_buf_open_mem()) collects the output of a
+ * formatter lane (block_queue.h) until out_buf_move() hands it, in order,
+ * to the file's out_buf.
  */
 #ifndef RINGSIDE_OUT_BUF_H
 #define RINGSIDE_OUT_BUF_H
@@ -34,6 +38,9 @@ struct out_buf {
 	int err;			/* first errno of a failed write (sync) */
 	struct out_buf_writer *w;	/* the writing thread; NULL: none yet */
 	bool sync;			/* no thread: write() in the caller */
+	bool mem;			/* no file: full buffers go to spill */
+	char *spill;			/* in memory: what the buffer held before */
+	size_t spill_len, spill_cap;
 };
 
 /*
@@ -42,6 +49,13 @@ struct out_buf {
  * when it cannot be created or the buffer allocated.
  */
 int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, size_t errlen);
+
+/* An out_buf in memory, empty; -1 when out of memory. */
+int out_buf_open_mem(struct out_buf *b);
+
+/* Append everything in src (in memory) to dst and empty src; a failure
+ * of src (out of memory) becomes dst's. */
+void out_buf_move(struct out_buf *dst, struct out_buf *src);
 
 /* Hand the filled buffer over to be written; called when it is full. */
 void out_buf_drain(struct out_buf *b);

@@ -184,12 +184,20 @@ struct csv_table {
 	char wall_prefix[TIMEBASE_ISO_LEN];
 	size_t wall_len;
 	struct flags_memo flags_memo[FLAGS_NSETS][FLAGS_MEMO_WAYS];
+	struct file_cells file_memo;	/* requests.csv: field_request_file() */
 };
 
-/* c_raw() -> the events.csv thread (format_raw_batch), and c_request()
- * -> the requests.csv thread (format_request_batch) */
+/*
+ * c_raw() -> the events.csv lanes (format_raw_batch), and c_request() ->
+ * the requests.csv lanes (format_request_batch): one thread each, or with
+ * four threads or more, half as many lanes as threads, each formatting
+ * into a table in memory that is moved to the file in block order.  The
+ * two tables are most of a CSV conversion's work, and one thread each
+ * would bound it however many CPUs there are.
+ */
 #define FORMAT_BATCH_BYTES (256u << 10)
 #define FORMAT_BATCHES 4
+#define FORMAT_LANES_MIN_THREADS 4
 
 struct csv {
 	struct output base;
@@ -211,9 +219,11 @@ struct csv {
 	} type_cols[EV_TYPE_LIMIT][MAX_EVENT_COLUMNS];
 	uint8_t ntype_cols[EV_TYPE_LIMIT];
 	char commas[MAX_EVENT_COLUMNS];
-	struct block_queue rawq;	/* running: a thread formats events.csv */
-	struct block_queue reqq;	/* running: a thread formats requests.csv */
-	struct file_cells req_file;	/* requests.csv, on the thread that formats it */
+	struct block_queue rawq;	/* running: lanes format events.csv */
+	struct block_queue reqq;	/* running: lanes format requests.csv */
+	unsigned nlanes;		/* of each */
+	struct csv_table raw_lane[BLOCK_QUEUE_LANES];	/* rawq.publish: in memory */
+	struct csv_table req_lane[BLOCK_QUEUE_LANES];	/* reqq.publish: in memory */
 	struct file_stats files;	/* files.csv */
 	bool oom;
 };
@@ -709,7 +719,7 @@ static void field_file(struct csv *c, struct csv_table *f, const struct model_fi
 /* field_file() of a request, the last file's cells copied as they were. */
 static void field_request_file(struct csv *c, struct csv_table *f, const struct model_file *file)
 {
-	struct file_cells *m = &c->req_file;
+	struct file_cells *m = &f->file_memo;
 	const char *buf = f->out.cur;
 	size_t at = f->out.len;
 
@@ -832,22 +842,31 @@ struct req_row {
 };
 
 /*
- * requests.csv has a thread of its own when the conversion has threads
+ * requests.csv has lanes of its own when the conversion has threads
  * (output_config.threads): its rows are most of a requests-and-syscalls
- * conversion's formatting.  Only that thread touches c->f[CSV_REQUESTS]
- * between the start and the stop of the queue; the files a row names
- * never change once named (model_files.c), and everything else it reads
- * is in the row or set before the start.
+ * conversion's formatting.  Only the lanes touch c->f[CSV_REQUESTS]
+ * between the start and the stop of the queue, one at a time (one lane,
+ * or publish_request()); the files a row names never change once named
+ * (model_files.c), and everything else it reads is in the row or set
+ * before the start.
  */
-static void format_request_batch(void *arg, unsigned char *p, size_t len)
+static void format_request_batch(void *arg, unsigned lane, unsigned char *p, size_t len)
 {
 	struct csv *c = arg;
+	struct csv_table *f = c->reqq.publish ? &c->req_lane[lane] : &c->f[CSV_REQUESTS];
 
 	for (size_t off = 0; off < len; off += sizeof(struct req_row)) {
 		const struct req_row *row = (const void *)(p + off);
 
-		format_request(c, &c->f[CSV_REQUESTS], &row->r, &row->v);
+		format_request(c, f, &row->r, &row->v);
 	}
+}
+
+static void publish_request(void *arg, unsigned lane)
+{
+	struct csv *c = arg;
+
+	out_buf_move(&c->f[CSV_REQUESTS].out, &c->req_lane[lane].out);
 }
 
 static void c_request(struct output *o, const struct model_request *r)
@@ -1254,25 +1273,33 @@ static void format_raw(struct csv *c, struct csv_table *f, const struct raw_row 
 }
 
 /*
- * events.csv has a thread of its own: its rows are 44 % of a CSV
+ * events.csv has lanes of its own: its rows are 44 % of a CSV
  * conversion's instructions, and the conversion's thread is what the
- * whole waits for.  c_raw() copies rows into blocks; the thread formats
- * them in order, here (len bytes of raw_row + record).  Only that thread
- * touches c->f[CSV_EVENTS] between the start and the stop of the queue;
- * everything else it reads is set before (columns, names, the timebase)
- * and not written after.  Without the thread (no memory, no thread),
- * c_raw() formats rows itself.
+ * whole waits for.  c_raw() copies rows into blocks; the lanes format
+ * them, here (len bytes of raw_row + record).  Only the lanes touch
+ * c->f[CSV_EVENTS] between the start and the stop of the queue, one at a
+ * time (one lane, or publish_raw()); everything else they read is set
+ * before (columns, names, the timebase) and not written after.  Without
+ * a thread (no memory, no thread), c_raw() formats rows itself.
  */
-static void format_raw_batch(void *arg, unsigned char *p, size_t len)
+static void format_raw_batch(void *arg, unsigned lane, unsigned char *p, size_t len)
 {
 	struct csv *c = arg;
+	struct csv_table *f = c->rawq.publish ? &c->raw_lane[lane] : &c->f[CSV_EVENTS];
 
 	for (size_t off = 0; off < len;) {
 		const struct raw_row *r = (const void *)(p + off);
 
-		format_raw(c, &c->f[CSV_EVENTS], r, (const void *)(r + 1));
+		format_raw(c, f, r, (const void *)(r + 1));
 		off += RAW_ROW_ALIGN(sizeof(*r) + r->type->size);
 	}
+}
+
+static void publish_raw(void *arg, unsigned lane)
+{
+	struct csv *c = arg;
+
+	out_buf_move(&c->f[CSV_EVENTS].out, &c->raw_lane[lane].out);
 }
 
 static void c_raw(struct output *o, const struct raw_event *e)
@@ -1299,6 +1326,35 @@ static void c_raw(struct output *o, const struct raw_event *e)
 }
 
 /* --------------------------------------------------------- begin / end */
+
+/*
+ * Start q: c->nlanes lanes formatting into the tables in memory lanes,
+ * published by pub, or one lane formatting into the file when there is
+ * one lane or no memory.  Failing to start leaves the work to the caller.
+ */
+static void start_lanes(struct csv *c, struct block_queue *q, struct csv_table *lanes,
+			block_queue_fn fn, block_queue_publish_fn pub)
+{
+	unsigned n = c->nlanes;
+
+	for (unsigned i = 0; n > 1 && i < n; i++) {
+		lanes[i].first = true;
+		if (out_buf_open_mem(&lanes[i].out))
+			n = 1;
+	}
+	if (n > 1 && !block_queue_start(q, 2 * n + 2 < BLOCK_QUEUE_MAX ? 2 * n + 2 : BLOCK_QUEUE_MAX,
+					FORMAT_BATCH_BYTES, n, fn, pub, c))
+		return;
+	block_queue_start(q, FORMAT_BATCHES, FORMAT_BATCH_BYTES, 1, fn, NULL, c);
+}
+
+/* Stop q (after its last row) and free its tables in memory. */
+static void stop_lanes(struct block_queue *q, struct csv_table *lanes)
+{
+	block_queue_stop(q, false);
+	for (unsigned i = 0; i < BLOCK_QUEUE_LANES; i++)
+		out_buf_close(&lanes[i].out);
+}
 
 static int open_dir(struct csv *c, char *err, size_t errlen)
 {
@@ -1371,8 +1427,12 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	for (int i = 0; i < CSV_NTABLES; i++)
 		if (writes(c, i) && columns[i])
 			header(&c->f[i], columns[i]);
+	if (c->cfg.threads >= FORMAT_LANES_MIN_THREADS)
+		c->nlanes = c->cfg.threads / 2 < BLOCK_QUEUE_LANES ? c->cfg.threads / 2 : BLOCK_QUEUE_LANES;
+	else
+		c->nlanes = 1;
 	if (c->cfg.threads > 1 && writes(c, CSV_REQUESTS))
-		block_queue_start(&c->reqq, FORMAT_BATCHES, FORMAT_BATCH_BYTES, format_request_batch, c);
+		start_lanes(c, &c->reqq, c->req_lane, format_request_batch, publish_request);
 	if (!writes(c, CSV_EVENTS))
 		return 0;
 	build_event_columns(c);
@@ -1383,7 +1443,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		out_buf_puts(&f->out, c->cols[i].header);
 	}
 	out_buf_put(&f->out, ",errno\r\n", 8);
-	block_queue_start(&c->rawq, FORMAT_BATCHES, FORMAT_BATCH_BYTES, format_raw_batch, c);
+	start_lanes(c, &c->rawq, c->raw_lane, format_raw_batch, publish_raw);
 	return 0;
 }
 
@@ -1530,8 +1590,8 @@ static int c_end(struct output *o, const struct output_totals *t, char *err, siz
 	struct csv *c = C(o);
 	int ret = 0;
 
-	block_queue_stop(&c->rawq, false);
-	block_queue_stop(&c->reqq, false);
+	stop_lanes(&c->rawq, c->raw_lane);
+	stop_lanes(&c->reqq, c->req_lane);
 	if (writes(c, CSV_TASKS))
 		write_tasks(c, t);
 	if (writes(c, CSV_RINGS))
@@ -1560,8 +1620,8 @@ static void c_destroy(struct output *o)
 {
 	struct csv *c = C(o);
 
-	block_queue_stop(&c->rawq, false);
-	block_queue_stop(&c->reqq, false);
+	stop_lanes(&c->rawq, c->raw_lane);
+	stop_lanes(&c->reqq, c->req_lane);
 	for (int i = 0; i < CSV_NTABLES; i++) {
 		out_buf_close(&c->f[i].out);
 		free(c->path[i]);

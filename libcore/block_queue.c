@@ -3,49 +3,86 @@
 
 #include "block_queue.h"
 
-static void *queue_main(void *arg)
+/*
+ * A lane takes the oldest block no lane has taken, consumes it, waits
+ * until every block before it is published, publishes, and frees it.
+ * Blocks head .. head + nclaimed - 1 are taken; head is published first.
+ */
+static void *lane_main(void *arg)
 {
-	struct block_queue *q = arg;
+	struct block_queue_lane *l = arg;
+	struct block_queue *q = l->q;
 
 	pthread_mutex_lock(&q->wk.lock);
 	for (;;) {
 		unsigned i;
 
-		while (!q->nfull && !q->wk.stop)
+		while (q->nclaimed == q->nfull && !q->wk.stop)
 			pthread_cond_wait(&q->wk.cond, &q->wk.lock);
-		if (!q->nfull || q->discard)
+		if (q->nclaimed == q->nfull || q->discard)
 			break;
-		i = q->head;
+		i = (q->head + q->nclaimed) % q->nblocks;
+		q->nclaimed++;
 		pthread_mutex_unlock(&q->wk.lock);
-		q->consume(q->arg, q->buf[i], q->len[i]);
+		q->consume(q->arg, l->lane, q->buf[i], q->len[i]);
 		pthread_mutex_lock(&q->wk.lock);
+		while (q->head != i)
+			pthread_cond_wait(&q->wk.cond, &q->wk.lock);
+		if (q->publish) {
+			pthread_mutex_unlock(&q->wk.lock);
+			q->publish(q->arg, l->lane);
+			pthread_mutex_lock(&q->wk.lock);
+		}
 		q->len[i] = 0;
 		q->head = (q->head + 1) % q->nblocks;
 		q->nfull--;
+		q->nclaimed--;
 		pthread_cond_broadcast(&q->wk.cond);
 	}
 	pthread_mutex_unlock(&q->wk.lock);
 	return NULL;
 }
 
-int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes,
-		      block_queue_fn consume, void *arg)
+/* Tell the lanes to stop once the blocks handed over are done, and wait
+ * for those of lane 1 on (worker_stop() waits for lane 0). */
+static void stop_lanes(struct block_queue *q)
+{
+	pthread_mutex_lock(&q->wk.lock);
+	q->wk.stop = true;
+	pthread_cond_broadcast(&q->wk.cond);
+	pthread_mutex_unlock(&q->wk.lock);
+	for (unsigned l = 1; l < q->nlanes; l++)
+		pthread_join(q->lanes[l].thread, NULL);
+}
+
+int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes, unsigned nlanes,
+		      block_queue_fn consume, block_queue_publish_fn publish, void *arg)
 {
 	unsigned i;
 
-	*q = (struct block_queue){ .consume = consume, .arg = arg, .bytes = bytes,
-				   .nblocks = nblocks };
-	if (nblocks < 2 || nblocks > BLOCK_QUEUE_MAX)
+	*q = (struct block_queue){ .consume = consume, .publish = publish, .arg = arg,
+				   .bytes = bytes, .nblocks = nblocks };
+	if (nblocks < 2 || nblocks > BLOCK_QUEUE_MAX || !nlanes || nlanes > BLOCK_QUEUE_LANES ||
+	    nlanes >= nblocks)
 		return -1;
 	for (i = 0; i < nblocks; i++) {
 		q->buf[i] = malloc(bytes);
 		if (!q->buf[i])
+			goto fail;
+	}
+	for (unsigned l = 0; l < nlanes; l++)
+		q->lanes[l] = (struct block_queue_lane){ .q = q, .lane = l };
+	if (worker_start(&q->wk, lane_main, &q->lanes[0]))
+		goto fail;
+	/* a lane that cannot start leaves the work to the others */
+	for (q->nlanes = 1; q->nlanes < nlanes; q->nlanes++)
+		if (pthread_create(&q->lanes[q->nlanes].thread, NULL, lane_main,
+				   &q->lanes[q->nlanes]))
 			break;
-	}
-	if (i == nblocks && !worker_start(&q->wk, queue_main, q)) {
-		q->running = true;
-		return 0;
-	}
+	q->running = true;
+	return 0;
+
+fail:
 	while (i--)
 		free(q->buf[i]);
 	*q = (struct block_queue){ 0 };
@@ -74,6 +111,7 @@ void block_queue_stop(struct block_queue *q, bool discard)
 	} else if (q->len[q->fill]) {
 		block_queue_hand_over(q);
 	}
+	stop_lanes(q);
 	worker_stop(&q->wk);
 	for (unsigned i = 0; i < q->nblocks; i++)
 		free(q->buf[i]);

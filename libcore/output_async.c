@@ -330,12 +330,13 @@ static void a_counter(struct output *o, const struct model_counter *c)
 
 /* ------------------------------------------------------- output's thread */
 
-static void replay(void *arg, unsigned char *p, size_t len)
+static void replay(void *arg, unsigned lane, unsigned char *p, size_t len)
 {
 	struct async_out *a = arg;
 	struct output *in = a->in;
 	const struct output_ops *ops = in->ops;
 
+	(void)lane;
 	for (size_t off = 0; off < len;) {
 		struct msg *h = (void *)(p + off);
 
@@ -470,7 +471,7 @@ struct output *output_async_new(struct output *inner)
 	hmap_init(&a->tasks);
 	hmap_init(&a->rings);
 	hmap_init(&a->files);
-	if (block_queue_start(&a->q, ASYNC_BLOCKS, ASYNC_BLOCK_BYTES, replay, a)) {
+	if (block_queue_start(&a->q, ASYNC_BLOCKS, ASYNC_BLOCK_BYTES, 1, replay, NULL, a)) {
 		free(a);
 		return NULL;
 	}

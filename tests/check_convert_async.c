@@ -2,11 +2,13 @@
 /*
  * The model and the output on two threads (libcore/output_async.c): every
  * golden log and synthetic logs with many requests convert byte for byte
- * the same with --threads=1 and --threads=2, in every format, also with a
- * selection; the output really runs on another thread (by default for
- * fxt and csv only, with more than one CPU); errors of begin()
- * and end() come out the same; the wrapper's mirrors hold what the
- * model's objects held at each call and their final state in end().
+ * the same with --threads=1, --threads=2 and --threads=8 (CSV's tables
+ * formatted on lanes), in every format, also with a selection; the output
+ * really runs on another thread (by default for fxt and csv only, with
+ * more than one CPU); errors of begin() and end() come out the same; the
+ * wrapper's mirrors hold what the model's objects held at each call and
+ * their final state in end().  Blocks consumed on several lanes
+ * (libcore/block_queue.c) are published in order, by more than one lane.
  */
 #include <check.h>
 #include <dirent.h>
@@ -19,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "block_queue.h"
 #include "convert_test.h"
 #include "fxt_layout.h"
 #include "output.h"
@@ -124,31 +127,37 @@ static void same_bytes(const char *a, const char *b, const char *what)
 	free(y);
 }
 
-/* Every format of log, one thread and two: the same bytes, the same
- * messages, the same exit status. */
+/* Every format of log, one thread, two, and eight (CSV: four lanes per
+ * table): the same bytes, the same messages, the same exit status. */
 static void compare_threads(const char *log, const struct options *sel, const char *tmp)
 {
-	for (int fmt = 0; fmt < NFMT; fmt++) {
-		char *path[2], *errs[2], what[512];
-		int ret[2];
+	static const unsigned threads[] = { 1, 2, 8 };
+	enum { N = sizeof(threads) / sizeof(threads[0]) };
 
-		for (int k = 0; k < 2; k++) {
+	for (int fmt = 0; fmt < NFMT; fmt++) {
+		char *path[N], *errs[N], what[512];
+		int ret[N];
+
+		for (int k = 0; k < N; k++) {
 			struct options o = *sel;
 			char name[32];
 
 			o.log_path = log;
-			o.threads = k + 1;
-			snprintf(name, sizeof(name), "%s.%d", fmt_name[fmt], k + 1);
+			o.threads = threads[k];
+			snprintf(name, sizeof(name), "%s.%u", fmt_name[fmt], threads[k]);
 			path[k] = test_path(tmp, name);
 			ret[k] = convert_to(&o, fmt, path[k], &errs[k]);
 		}
-		snprintf(what, sizeof(what), "%s, --format=%s", log, fmt_name[fmt]);
-		ck_assert_msg(ret[0] == 0, "%s: exit %d: %s", what, ret[0], errs[0]);
-		ck_assert_int_eq(ret[0], ret[1]);
-		ck_assert_msg(!strcmp(errs[0], errs[1]), "%s: messages differ:\n%s---\n%s", what,
-			      errs[0], errs[1]);
-		same_bytes(path[0], path[1], what);
-		for (int k = 0; k < 2; k++) {
+		for (int k = 1; k < N; k++) {
+			snprintf(what, sizeof(what), "%s, --format=%s, --threads=%u", log,
+				 fmt_name[fmt], threads[k]);
+			ck_assert_msg(ret[0] == 0, "%s: exit %d: %s", what, ret[0], errs[0]);
+			ck_assert_int_eq(ret[0], ret[k]);
+			ck_assert_msg(!strcmp(errs[0], errs[k]), "%s: messages differ:\n%s---\n%s",
+				      what, errs[0], errs[k]);
+			same_bytes(path[0], path[k], what);
+		}
+		for (int k = 0; k < N; k++) {
 			free(path[k]);
 			free(errs[k]);
 		}
@@ -573,6 +582,93 @@ START_TEST(test_destroy_without_end)
 }
 END_TEST
 
+/* ------------------------------------------------ lanes */
+
+#define LANE_VALUES 2000
+#define LANE_BLOCK 16		/* bytes: four values a block */
+
+struct lanes_seen {
+	uint32_t held[BLOCK_QUEUE_LANES][LANE_BLOCK / 4];	/* a lane's last block */
+	unsigned nheld[BLOCK_QUEUE_LANES];
+	pid_t tid_of[LANE_VALUES];
+	uint32_t published[LANE_VALUES];
+	unsigned npublished;
+};
+
+static void lanes_consume(void *arg, unsigned lane, unsigned char *p, size_t len)
+{
+	struct lanes_seen *ls = arg;
+
+	ls->nheld[lane] = 0;
+	for (size_t off = 0; off + 4 <= len; off += 4) {
+		uint32_t v;
+
+		memcpy(&v, p + off, 4);
+		ls->held[lane][ls->nheld[lane]++] = v;
+		ls->tid_of[v % LANE_VALUES] = (pid_t)syscall(SYS_gettid);
+	}
+	usleep(100);	/* long enough for the next block to go to another lane */
+}
+
+static void lanes_publish(void *arg, unsigned lane)
+{
+	struct lanes_seen *ls = arg;
+
+	for (unsigned i = 0; i < ls->nheld[lane] && ls->npublished < LANE_VALUES; i++)
+		ls->published[ls->npublished++] = ls->held[lane][i];
+}
+
+static void lanes_fill(struct block_queue *q, unsigned n)
+{
+	for (uint32_t v = 0; v < n; v++) {
+		memcpy(block_queue_room(q, 4), &v, 4);
+		block_queue_commit(q, 4);
+	}
+}
+
+/* Four lanes: every value published once, in the order filled, and the
+ * blocks consumed by more than one thread. */
+START_TEST(test_block_queue_lanes)
+{
+	struct lanes_seen *ls = calloc(1, sizeof(*ls));
+	struct block_queue q;
+	unsigned threads = 0;
+	pid_t seen[LANE_VALUES];
+
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls),
+			 0);
+	ck_assert_uint_eq(q.nlanes, 4);
+	lanes_fill(&q, LANE_VALUES);
+	block_queue_stop(&q, false);
+	ck_assert_uint_eq(ls->npublished, LANE_VALUES);
+	for (uint32_t v = 0; v < LANE_VALUES; v++)
+		ck_assert_uint_eq(ls->published[v], v);
+	for (uint32_t v = 0; v < LANE_VALUES; v++) {
+		unsigned k;
+
+		ck_assert_int_ne(ls->tid_of[v], 0);
+		for (k = 0; k < threads && seen[k] != ls->tid_of[v]; k++)
+			;
+		if (k == threads)
+			seen[threads++] = ls->tid_of[v];
+	}
+	ck_assert_uint_gt(threads, 1);
+	ck_assert_uint_le(threads, 4);
+
+	/* stopping with blocks left: the lanes finish theirs and stop */
+	memset(ls, 0, sizeof(*ls));
+	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls),
+			 0);
+	lanes_fill(&q, 36);
+	block_queue_stop(&q, true);
+	ck_assert_uint_le(ls->npublished, 36);
+	for (uint32_t v = 0; v < ls->npublished; v++)
+		ck_assert_uint_eq(ls->published[v], v);
+	free(ls);
+}
+END_TEST
+
 static Suite *async_suite(void)
 {
 	Suite *s = suite_create("convert_async");
@@ -581,6 +677,7 @@ static Suite *async_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_mirrors);
 	tcase_add_test(tc, test_destroy_without_end);
+	tcase_add_test(tc, test_block_queue_lanes);
 	tcase_add_test(tc, test_output_thread);
 	tcase_add_test(tc, test_errors_same);
 	tcase_add_test(tc, test_golden_logs_same_output);
