@@ -129,9 +129,12 @@ void out_buf_move(struct out_buf *dst, struct out_buf *src)
 {
 	if (src->err && !dst->err)
 		dst->err = src->err;
-	if (src->spill_len)
-		out_buf_put(dst, src->spill, src->spill_len);
-	out_buf_put(dst, src->cur, src->len);
+	/* after a failure, a short file rather than one with a hole */
+	if (!dst->err) {
+		if (src->spill_len)
+			out_buf_put(dst, src->spill, src->spill_len);
+		out_buf_put(dst, src->cur, src->len);
+	}
 	src->spill_len = 0;
 	src->len = 0;
 	src->err = 0;

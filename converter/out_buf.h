@@ -54,7 +54,8 @@ int out_buf_open(struct out_buf *b, const char *path, bool force, char *err, siz
 int out_buf_open_mem(struct out_buf *b);
 
 /* Append everything in src (in memory) to dst and empty src; a failure
- * of src (out of memory) becomes dst's. */
+ * of src (out of memory) becomes dst's, and from dst's first failure on
+ * nothing more is appended. */
 void out_buf_move(struct out_buf *dst, struct out_buf *src);
 
 /* Hand the filled buffer over to be written; called when it is full. */
