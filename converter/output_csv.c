@@ -221,7 +221,6 @@ struct csv {
 	char commas[MAX_EVENT_COLUMNS];
 	struct block_queue rawq;	/* running: lanes format events.csv */
 	struct block_queue reqq;	/* running: lanes format requests.csv */
-	unsigned nlanes;		/* of each */
 	struct csv_table raw_lane[BLOCK_QUEUE_LANES];	/* rawq.publish: in memory */
 	struct csv_table req_lane[BLOCK_QUEUE_LANES];	/* reqq.publish: in memory */
 	struct file_stats files;	/* files.csv */
@@ -1328,14 +1327,20 @@ static void c_raw(struct output *o, const struct raw_event *e)
 /* --------------------------------------------------------- begin / end */
 
 /*
- * Start q: c->nlanes lanes formatting into the tables in memory lanes,
- * published by pub, or one lane formatting into the file when there is
- * one lane or no memory.  Failing to start leaves the work to the caller.
+ * Start q: lanes for each table with this many threads, formatting into
+ * the tables in memory lanes, published by pub, or one lane formatting
+ * into the file when there is one lane or no memory.  Failing to start
+ * leaves the work to the caller.
  */
 static void start_lanes(struct csv *c, struct block_queue *q, struct csv_table *lanes,
 			block_queue_fn fn, block_queue_publish_fn pub)
 {
-	unsigned n = c->nlanes;
+	unsigned n = c->cfg.threads / 2;
+
+	if (c->cfg.threads < FORMAT_LANES_MIN_THREADS)
+		n = 1;
+	else if (n > BLOCK_QUEUE_LANES)
+		n = BLOCK_QUEUE_LANES;
 
 	for (unsigned i = 0; n > 1 && i < n; i++) {
 		lanes[i].first = true;
@@ -1427,10 +1432,6 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 	for (int i = 0; i < CSV_NTABLES; i++)
 		if (writes(c, i) && columns[i])
 			header(&c->f[i], columns[i]);
-	if (c->cfg.threads >= FORMAT_LANES_MIN_THREADS)
-		c->nlanes = c->cfg.threads / 2 < BLOCK_QUEUE_LANES ? c->cfg.threads / 2 : BLOCK_QUEUE_LANES;
-	else
-		c->nlanes = 1;
 	if (c->cfg.threads > 1 && writes(c, CSV_REQUESTS))
 		start_lanes(c, &c->reqq, c->req_lane, format_request_batch, publish_request);
 	if (!writes(c, CSV_EVENTS))
