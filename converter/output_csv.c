@@ -1327,7 +1327,8 @@ static void c_raw(struct output *o, const struct raw_event *e)
 /* --------------------------------------------------------- begin / end */
 
 /*
- * Start q: lanes for each table with this many threads, formatting into
+ * Start q: half as many lanes as the conversion has threads (at most
+ * BLOCK_QUEUE_LANES; one below FORMAT_LANES_MIN_THREADS), formatting into
  * the tables in memory lanes, published by pub, or one lane formatting
  * into the file when there is one lane or no memory.  Failing to start
  * leaves the work to the caller.
