@@ -71,7 +71,7 @@ static const struct argp_option argp_options[] = {
 	{ "tables", OPT_TABLES, "LIST", 0, "csv: write only these tables (comma-separated, repeatable; default all): " TABLE_NAMES, 1 },
 	{ "info", OPT_INFO, NULL, 0, "describe the log (metadata, probes, frames per CPU, losses, time span, stop reason) without converting", 2 },
 	{ "quiet", 'q', NULL, 0, "no warnings or progress bar on stderr", 2 },
-	{ "threads", OPT_THREADS, "N", 0, "1: follow the requests and write the output on one thread, to compare or debug; 2 or more: the output on a thread of its own, and CSV's requests.csv on another; 4 or more: CSV's requests.csv and events.csv each on N/2 threads, up to 8 (default: fxt and csv on the CPUs uring-convert may run on, the others on 1); the output is the same", 2 },
+	{ "threads", OPT_THREADS, "N", 0, "1: follow the requests and write the output on one thread, to compare or debug; 2 or more: the output on a thread of its own, and CSV's requests.csv on another; 4 or more: CSV's requests.csv and events.csv each on N/2 threads, up to 8 (default: fxt and csv on the CPUs uring-convert may run on, the others on 1); the output is the same; the threads are named rs-*, as top -H shows", 2 },
 	{ 0 }
 };
 

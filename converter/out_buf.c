@@ -65,7 +65,7 @@ static bool writer_start(struct out_buf *b)
 		return false;
 	w->fd = b->fd;
 	w->spare = malloc(OUT_BUF_BYTES);
-	if (!w->spare || worker_start(&w->wk, writer_main, w)) {
+	if (!w->spare || worker_start(&w->wk, writer_main, w, "rs-write")) {
 		free(w->spare);
 		free(w);
 		return false;

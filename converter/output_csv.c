@@ -1330,11 +1330,11 @@ static void c_raw(struct output *o, const struct raw_event *e)
  * Start q: half as many lanes as the conversion has threads (at most
  * BLOCK_QUEUE_LANES; one below FORMAT_LANES_MIN_THREADS), formatting into
  * the tables in memory lanes, published by pub, or one lane formatting
- * into the file when there is one lane or no memory.  Failing to start
- * leaves the work to the caller.
+ * into the file when there is one lane or no memory; its threads are
+ * named name.  Failing to start leaves the work to the caller.
  */
 static void start_lanes(struct csv *c, struct block_queue *q, struct csv_table *lanes,
-			block_queue_fn fn, block_queue_publish_fn pub)
+			block_queue_fn fn, block_queue_publish_fn pub, const char *name)
 {
 	unsigned n = c->cfg.threads / 2;
 
@@ -1349,9 +1349,9 @@ static void start_lanes(struct csv *c, struct block_queue *q, struct csv_table *
 			n = 1;
 	}
 	if (n > 1 && !block_queue_start(q, 2 * n + 2 < BLOCK_QUEUE_MAX ? 2 * n + 2 : BLOCK_QUEUE_MAX,
-					FORMAT_BATCH_BYTES, n, fn, pub, c))
+					FORMAT_BATCH_BYTES, n, fn, pub, c, name))
 		return;
-	block_queue_start(q, FORMAT_BATCHES, FORMAT_BATCH_BYTES, 1, fn, NULL, c);
+	block_queue_start(q, FORMAT_BATCHES, FORMAT_BATCH_BYTES, 1, fn, NULL, c, name);
 }
 
 /* Stop q (after its last row) and free its tables in memory. */
@@ -1434,7 +1434,8 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		if (writes(c, i) && columns[i])
 			header(&c->f[i], columns[i]);
 	if (c->cfg.threads > 1 && writes(c, CSV_REQUESTS))
-		start_lanes(c, &c->reqq, c->req_lane, format_request_batch, publish_request);
+		start_lanes(c, &c->reqq, c->req_lane, format_request_batch, publish_request,
+			    "rs-requests");
 	if (!writes(c, CSV_EVENTS))
 		return 0;
 	build_event_columns(c);
@@ -1445,7 +1446,7 @@ static int c_begin(struct output *o, const struct output_meta *meta, char *err, 
 		out_buf_puts(&f->out, c->cols[i].header);
 	}
 	out_buf_put(&f->out, ",errno\r\n", 8);
-	start_lanes(c, &c->rawq, c->raw_lane, format_raw_batch, publish_raw);
+	start_lanes(c, &c->rawq, c->raw_lane, format_raw_batch, publish_raw, "rs-events");
 	return 0;
 }
 

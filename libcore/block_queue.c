@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "block_queue.h"
@@ -55,9 +56,20 @@ static void stop_lanes(struct block_queue *q)
 		pthread_join(q->lanes[l].thread, NULL);
 }
 
-int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes, unsigned nlanes,
-		      block_queue_fn consume, block_queue_publish_fn publish, void *arg)
+/* Lane l's thread name: name itself when it is the only lane. */
+static const char *lane_name(char *buf, size_t len, const char *name, unsigned l, unsigned nlanes)
 {
+	if (nlanes == 1)
+		return name;
+	snprintf(buf, len, "%s/%u", name, l);
+	return buf;
+}
+
+int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes, unsigned nlanes,
+		      block_queue_fn consume, block_queue_publish_fn publish, void *arg,
+		      const char *name)
+{
+	char nb[THREAD_NAME_MAX + 1];
 	unsigned i;
 
 	*q = (struct block_queue){ .consume = consume, .publish = publish, .arg = arg,
@@ -72,13 +84,17 @@ int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes, uns
 	}
 	for (unsigned l = 0; l < nlanes; l++)
 		q->lanes[l] = (struct block_queue_lane){ .q = q, .lane = l };
-	if (worker_start(&q->wk, lane_main, &q->lanes[0]))
+	if (worker_start(&q->wk, lane_main, &q->lanes[0],
+			 lane_name(nb, sizeof(nb), name, 0, nlanes)))
 		goto fail;
 	/* a lane that cannot start leaves the work to the others */
-	for (q->nlanes = 1; q->nlanes < nlanes; q->nlanes++)
+	for (q->nlanes = 1; q->nlanes < nlanes; q->nlanes++) {
 		if (pthread_create(&q->lanes[q->nlanes].thread, NULL, lane_main,
 				   &q->lanes[q->nlanes]))
 			break;
+		thread_name(q->lanes[q->nlanes].thread,
+			    lane_name(nb, sizeof(nb), name, q->nlanes, nlanes));
+	}
 	q->running = true;
 	return 0;
 

@@ -58,12 +58,14 @@ struct block_queue {
 
 /*
  * nblocks (2..BLOCK_QUEUE_MAX) blocks of bytes each, and nlanes
- * (1..BLOCK_QUEUE_LANES, fewer than nblocks) threads that consume them;
+ * (1..BLOCK_QUEUE_LANES, fewer than nblocks) threads that consume them,
+ * named name, or name/0 .. name/N-1 when there are several (thread_name());
  * publish may be NULL.  0, or -1 with nothing to undo (no memory, no
  * thread): the caller then does the work itself.
  */
 int block_queue_start(struct block_queue *q, unsigned nblocks, size_t bytes, unsigned nlanes,
-		      block_queue_fn consume, block_queue_publish_fn publish, void *arg);
+		      block_queue_fn consume, block_queue_publish_fn publish, void *arg,
+		      const char *name);
 
 /* Hand the block being filled over; wait for a free one. */
 void block_queue_hand_over(struct block_queue *q);

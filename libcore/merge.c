@@ -1042,7 +1042,7 @@ static void read_ahead_start(struct merge *m)
 	ra->nplan = m->nplan;
 	ra->m = m;
 	ra->dec = log_decoder_new();
-	if (!ra->dec || worker_start(&ra->w, read_ahead_main, ra)) {
+	if (!ra->dec || worker_start(&ra->w, read_ahead_main, ra, "rs-read")) {
 		log_decoder_free(ra->dec);
 		free(ra);
 		return;

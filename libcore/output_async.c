@@ -471,7 +471,8 @@ struct output *output_async_new(struct output *inner)
 	hmap_init(&a->tasks);
 	hmap_init(&a->rings);
 	hmap_init(&a->files);
-	if (block_queue_start(&a->q, ASYNC_BLOCKS, ASYNC_BLOCK_BYTES, 1, replay, NULL, a)) {
+	if (block_queue_start(&a->q, ASYNC_BLOCKS, ASYNC_BLOCK_BYTES, 1, replay, NULL, a,
+			      "rs-output")) {
 		free(a);
 		return NULL;
 	}

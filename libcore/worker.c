@@ -1,7 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <string.h>
+
 #include "worker.h"
 
-int worker_start(struct worker *w, void *(*fn)(void *), void *arg)
+void thread_name(pthread_t t, const char *name)
+{
+	char buf[THREAD_NAME_MAX + 1];
+
+	if (!name)
+		return;
+	strncpy(buf, name, THREAD_NAME_MAX);
+	buf[THREAD_NAME_MAX] = '\0';
+	pthread_setname_np(t, buf);
+}
+
+int worker_start(struct worker *w, void *(*fn)(void *), void *arg, const char *name)
 {
 	w->stop = false;
 	if (pthread_mutex_init(&w->lock, NULL))
@@ -10,6 +23,7 @@ int worker_start(struct worker *w, void *(*fn)(void *), void *arg)
 		goto fail_cond;
 	if (pthread_create(&w->thread, NULL, fn, arg))
 		goto fail_thread;
+	thread_name(w->thread, name);
 	return 0;
 
 fail_thread:

@@ -115,7 +115,7 @@ static const struct argp_option options[] = {
 	{ "flush-interval", OPT_FLUSH, "TIME", 0, "Write buffered events at least this "
 	  "often, at most 1s (default: 1s)", 4 },
 	{ "queue-size", OPT_QUEUE, "SIZE", 0, "Memory for events waiting to be compressed "
-	  "and written (default: 64M)", 4 },
+	  "and written by the rs-log-writer thread (default: 64M)", 4 },
 	{ "zstd-level", OPT_ZSTD, "N", 0, "zstd compression level; negative is faster "
 	  "(default: 1)", 4 },
 	{ "io-wq", OPT_IO_WQ, "MODE", 0, "How io-wq work is tracked: auto, fentry, kprobe, "

@@ -136,6 +136,9 @@ int writer_start(struct writer *w, struct log_writer *lw, struct frame_queue *q,
 		user_losses_free(&w->ul);
 		return -ret;
 	}
+	/* For top -H and perf: this thread packs and compresses, the main
+	 * one (named uring-record, which pidof matches) drains the rings. */
+	pthread_setname_np(w->thread, "rs-log-writer");
 	w->running = true;
 	return 0;
 }

@@ -593,6 +593,7 @@ struct lanes_seen {
 	pid_t tid_of[LANE_VALUES];
 	uint32_t published[LANE_VALUES];
 	unsigned npublished;
+	char name[BLOCK_QUEUE_LANES][THREAD_NAME_MAX + 1];	/* each lane's thread's */
 };
 
 static void lanes_consume(void *arg, unsigned lane, unsigned char *p, size_t len)
@@ -600,6 +601,7 @@ static void lanes_consume(void *arg, unsigned lane, unsigned char *p, size_t len
 	struct lanes_seen *ls = arg;
 
 	ls->nheld[lane] = 0;
+	pthread_getname_np(pthread_self(), ls->name[lane], sizeof(ls->name[lane]));
 	for (size_t off = 0; off + 4 <= len; off += 4) {
 		uint32_t v;
 
@@ -626,8 +628,8 @@ static void lanes_fill(struct block_queue *q, unsigned n)
 	}
 }
 
-/* Four lanes: every value published once, in the order filled, and the
- * blocks consumed by more than one thread. */
+/* Four lanes: every value published once, in the order filled, the
+ * blocks consumed by more than one thread, each lane's named for it. */
 START_TEST(test_block_queue_lanes)
 {
 	struct lanes_seen *ls = calloc(1, sizeof(*ls));
@@ -636,8 +638,8 @@ START_TEST(test_block_queue_lanes)
 	pid_t seen[LANE_VALUES];
 
 	ck_assert_ptr_nonnull(ls);
-	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls),
-			 0);
+	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls,
+					   "rs-test-lanes"), 0);
 	ck_assert_uint_eq(q.nlanes, 4);
 	lanes_fill(&q, LANE_VALUES);
 	block_queue_stop(&q, false);
@@ -655,11 +657,22 @@ START_TEST(test_block_queue_lanes)
 	}
 	ck_assert_uint_gt(threads, 1);
 	ck_assert_uint_le(threads, 4);
+	for (unsigned l = 0, named = 0; l < 4; l++) {
+		char want[THREAD_NAME_MAX + 1];
+
+		if (ls->name[l][0]) {	/* else a lane that took no block */
+			snprintf(want, sizeof(want), "rs-test-lanes/%u", l);
+			ck_assert_str_eq(ls->name[l], want);
+			named++;
+		}
+		if (l == 3)
+			ck_assert_uint_gt(named, 1);
+	}
 
 	/* stopping with blocks left: the lanes finish theirs and stop */
 	memset(ls, 0, sizeof(*ls));
-	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls),
-			 0);
+	ck_assert_int_eq(block_queue_start(&q, 10, LANE_BLOCK, 4, lanes_consume, lanes_publish, ls,
+					   "rs-test-lanes"), 0);
 	lanes_fill(&q, 36);
 	block_queue_stop(&q, true);
 	ck_assert_uint_le(ls->npublished, 36);

@@ -2,12 +2,19 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # SIGKILL the recorder in the middle of a NOP storm: the log must still
 # read, up to its last flush (at most a second before the kill), with no
-# damaged frame, and convert.
+# damaged frame, and convert.  While it runs, its threads carry their
+# names.
 . "${srcdir:-$(dirname "$0")/../..}/tests/live/lib.sh"
 
 record_detached "$T/killed.log" -- "$WORKLOAD" --compact storm --seconds 30 >"$T/storm.json"
 # recording: the log has grown past its metadata
 recorder_pid 20000
+# Its threads are named for what they do (top -H, perf); the main one
+# keeps the program's name, which pidof and pkill match.
+[ "$(cat "/proc/$recorder_pid/comm")" = uring-record ] ||
+	fail "main thread named $(cat "/proc/$recorder_pid/comm")"
+grep -qx rs-log-writer "/proc/$recorder_pid"/task/*/comm ||
+	fail "no rs-log-writer thread: $(cat "/proc/$recorder_pid"/task/*/comm)"
 sleep 2.5
 root_kill -KILL "$recorder_pid"
 sleep 0.2
