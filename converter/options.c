@@ -64,7 +64,7 @@ static const struct argp_option argp_options[] = {
 	{ "output", 'o', "PATH", 0, "output file (summary, json, fxt), or directory (csv, fio); default stdout", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "overwrite existing output files", 0 },
 	{ "start", OPT_START, "TIME", 0, "only what happened at or after TIME", 1 },
-	{ "end", OPT_END, "TIME", 0, "only what happened at or before TIME", 1 },
+	{ "end", OPT_END, "TIME", 0, "only what happened at or before TIME; the log is read only as far as the requests and syscalls begun by then need (the summary's \"read\" line says where)", 1 },
 	{ "pid", OPT_PID, "PID", 0, "only this process (repeatable)", 1 },
 	{ "ring", OPT_RING, "N", 0, "only ring number N as numbered in the summary (repeatable); fio: one iolog per ring", 1 },
 	{ "lanes", OPT_LANES, "N", 0, "fxt: at most N lane tracks per ring (1-4096, default 64); requests finding all busy are counted and marked, not drawn", 1 },

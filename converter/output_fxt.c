@@ -1503,6 +1503,11 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 		add(&v, fxt_arg_str("not_drawn", buf));
 	}
 	fxt_instant(x->w, ts, recording_thread(), CAT_META, "recording end", v.a, v.n);
+	if (t->read_to_ns)
+		fxt_instant(x->w, rel(x, t->read_to_ns), recording_thread(), CAT_META,
+			    "log read to here",
+			    FXT_ARGV(fxt_arg_str("why", "all that --end needed: records, tasks and "
+						 "rings are counted to here")));
 	for (size_t i = 0; i < nw; i++)
 		fxt_instant(x->w, ts, recording_thread(), CAT_META, "warning",
 			    FXT_ARGV(fxt_arg_str("message", utf8_clean(t->warnings[i],

@@ -136,6 +136,8 @@ static void recording(struct report_output *j, struct json_out *o, const struct 
 	json_kv_u64(o, "start_boot_ns", m->start_ns);
 	json_kv_u64(o, "end_boot_ns", m->end_ns);
 	json_kv_u64(o, "duration_ns", m->end_ns > m->start_ns ? m->end_ns - m->start_ns : 0);
+	if (t->read_to_ns)	/* --end stopped reading early */
+		json_kv_u64(o, "read_to_boot_ns", t->read_to_ns);
 	json_key(o, "start_wall");
 	if (*timebase_iso(m->tb, m->start_ns, iso))
 		json_str(o, iso);
@@ -227,8 +229,12 @@ static void losses(struct report_output *j, struct json_out *o, const struct out
 	json_obj_begin(o);
 	json_kv_u64(o, "events_lost", lost);
 	json_kv_u64(o, "events_recorded", t->records);
-	json_kv_double(o, "percent_lost", t->records + lost ?
-		       100.0 * (double)lost / (double)(t->records + lost) : 0.0);
+	json_key(o, "percent_lost");
+	if (report_lost_share_known(t))
+		json_double(o, t->records + lost ?
+				100.0 * (double)lost / (double)(t->records + lost) : 0.0);
+	else
+		json_null(o);
 	json_kv_u64(o, "windows", r->loss_windows);
 	json_kv_u64(o, "damaged_frames", t->damaged_frames);
 	json_kv_u64(o, "frame_gaps", t->frame_gaps);
@@ -565,7 +571,7 @@ static int j_render(struct report_output *j, const struct output_totals *t, char
 	json_kv_str(&out, "schema", JSON_SCHEMA);
 	recording(j, &out, t);
 	sampling(j, &out, t);
-	tracing_cost(&out, t, sampled(j) ? t->requests * j->meta.sample_requests : t->requests);
+	tracing_cost(&out, t, report_cost_requests(t, sampled(j) ? j->meta.sample_requests : 1));
 	losses(j, &out, t);
 	requests(j, &out);
 	procs_rings(j, &out);

@@ -148,9 +148,11 @@ static void print_header(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "  recorded   %s\n", *s->rep.recorded ? s->rep.recorded : "every process");
 	if (*m->selection)
 		fprintf(f, "  selection  %s\n", m->selection);
+	if (t->read_to_ns)
+		fprintf(f, "  read       up to %+.6f s, all that --end needed: records, tasks and rings are counted to there\n",
+			(double)timebase_rel(m->tb, t->read_to_ns) / 1e9);
 	print_sampling(s, t);
-	/* per request the programs ran for: sampled away ones too */
-	if (report_cost_text(t->cost, t->requests * req_scale(s), cost, sizeof(cost)))
+	if (report_cost_text(t->cost, report_cost_requests(t, req_scale(s)), cost, sizeof(cost)))
 		fprintf(f, "  cost       %s\n", cost);
 }
 
@@ -165,9 +167,12 @@ static void print_banner(struct report_output *s, const struct output_totals *t)
 		fprintf(f, "No events lost.\n");
 		return;
 	}
-	fprintf(f, "!!! %" PRIu64 "%s events lost (%.2f%% of %" PRIu64 ") on CPU%s", lost,
-		r->unknown_windows ? " counted" : "", pct(lost, t->records + lost),
-		t->records + lost, r->nlosses == 1 ? "" : "s");
+	fprintf(f, "!!! %" PRIu64 "%s events lost", lost, r->unknown_windows ? " counted" : "");
+	if (report_lost_share_known(t))
+		fprintf(f, " (%.2f%% of %" PRIu64 ")", pct(lost, t->records + lost), t->records + lost);
+	else
+		fprintf(f, " (in the whole recording)");
+	fprintf(f, " on CPU%s", r->nlosses == 1 ? "" : "s");
 	for (size_t i = 0; i < r->nlosses; i++) {
 		if (r->losses[i].cpu == LOG_STREAM_GLOBAL)
 			fprintf(f, "%s(none)", i ? ", " : " ");

@@ -493,6 +493,16 @@ bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf
 	return true;
 }
 
+uint64_t report_cost_requests(const struct output_totals *t, uint64_t scale)
+{
+	return t->read_to_ns ? 0 : t->requests * scale;
+}
+
+bool report_lost_share_known(const struct output_totals *t)
+{
+	return !t->read_to_ns || !t->nloss_counters;
+}
+
 uint64_t report_lost_events(const struct report *r, const struct output_totals *t)
 {
 	uint64_t damaged = 0;

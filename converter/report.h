@@ -166,10 +166,22 @@ const char *report_comm(const struct report *r, uint32_t pid);	/* "" unknown */
  * of the loss windows. */
 uint64_t report_lost_events(const struct report *r, const struct output_totals *t);
 /*
+ * Whether lost / (records + lost) is a share of the events: not when the
+ * loss counters are the whole recording's and the records only those read
+ * (--end stopped reading early).
+ */
+bool report_lost_share_known(const struct output_totals *t);
+/*
  * The tracing cost in words ("355 ns of BPF per request in the traced
  * threads, ..., 2.1 % of one CPU for the recorder"), per request when
  * requests is not 0; false (buf "") when the log does not say.
  */
 bool report_cost_text(const struct tracing_cost *c, uint64_t requests, char *buf, size_t len);
+/*
+ * The requests the recorder's programs ran for (scale: the sampling rate,
+ * as they ran for the requests not sampled too), for the cost per
+ * request: 0, not known, when the log was read only in part (--end).
+ */
+uint64_t report_cost_requests(const struct output_totals *t, uint64_t scale);
 
 #endif

@@ -126,6 +126,7 @@ struct req {
 	struct req *ud_prev, *ud_next;	/* that list: circular, oldest first */
 	uint64_t loss_seq_at_open;
 	bool loss_covered;
+	bool by_end;			/* opened by cfg.end_ns: counted in open_by_end */
 	struct chain *chain;
 	/*
 	 * The one thread that may point at this request through its
@@ -145,6 +146,7 @@ struct syscall_state {
 	struct ring_state *ring;
 	uint64_t loss_seq_at_begin;
 	bool loss_covered;
+	bool by_end;			/* began by cfg.end_ns: counted in open_by_end */
 };
 
 /*
@@ -192,6 +194,7 @@ struct model {
 	/* totals */
 	uint64_t requests, syscalls, unpaired, aux_cqes, unmatched;
 	uint64_t sampled_away;		/* events of requests not sampled */
+	uint64_t open_by_end;		/* requests, syscalls begun by cfg.end_ns, not delivered */
 	struct model_task **task_array;
 	struct model_ring **ring_array;
 };
@@ -520,6 +523,8 @@ static struct req *req_new(struct model *m, struct ring_state *rs, uint64_t req_
 		return NULL;
 	}
 	rq->open = true;
+	rq->by_end = m->now <= m->cfg.end_ns;
+	m->open_by_end += rq->by_end;
 	m->requests++;
 	return rq;
 }
@@ -662,6 +667,7 @@ static void deliver_now(struct model *m, struct req *rq)
 	rq->r.reaped_by_capacity = re->reaped_by_capacity;
 	if (m->ops->request)
 		m->ops->request(m->out, &rq->r);
+	m->open_by_end -= rq->by_end;
 	spare_put(&m->spare_reqs, rq);
 }
 
@@ -998,6 +1004,13 @@ static void sys_unpaired(struct model *m, const struct ev_header *h, enum syscal
 	marker(m, MARK_UNPAIRED_SYSCALL, h, rs, NULL, 0, 0, kind, begin, 0);
 }
 
+/* A syscall's state is done with: delivered, dropped or never begun. */
+static void sys_free(struct model *m, struct syscall_state *ss)
+{
+	m->open_by_end -= ss->by_end;
+	spare_put(&m->spare_syscalls, ss);
+}
+
 /* Drop an open slice whose end never came. */
 static void sys_drop_open(struct model *m, struct task_state *ts)
 {
@@ -1007,7 +1020,7 @@ static void sys_drop_open(struct model *m, struct task_state *ts)
 	sys_unpaired(m, &h, ss->s.kind, true, ss->ring);
 	sys_detach(ss);
 	ts->open_sys = NULL;
-	spare_put(&m->spare_syscalls, ss);
+	sys_free(m, ss);
 }
 
 static struct syscall_state *sys_begin(struct model *m, struct task_state *ts,
@@ -1033,10 +1046,12 @@ static struct syscall_state *sys_begin(struct model *m, struct task_state *ts,
 	ss->ring = rs;
 	ss->loss_seq_at_begin = m->loss_seq;
 	ss->loss_covered = m->loss_seq && h->ts <= m->loss_max_end;
+	ss->by_end = h->ts <= m->cfg.end_ns;
+	m->open_by_end += ss->by_end;
 	if (rs && kind == SYS_ENTER) {
 		if (!grow(m, (void **)&rs->enters, &rs->entercap, rs->nenters + 1,
 			  sizeof(*rs->enters))) {
-			spare_put(&m->spare_syscalls, ss);
+			sys_free(m, ss);
 			return NULL;
 		}
 		rs->enters[rs->nenters++] = ss;
@@ -1066,7 +1081,7 @@ static void sys_emit(struct model *m, struct task_state *ts, struct syscall_stat
 	m->syscalls++;
 	if (m->ops->syscall)
 		m->ops->syscall(m->out, &ss->s);
-	spare_put(&m->spare_syscalls, ss);
+	sys_free(m, ss);
 }
 
 /* -------------------------------------------------------------- events */
@@ -2244,6 +2259,11 @@ void model_finish(struct model *m)
 	for (size_t i = 0; i < m->nrings; i++)
 		reap_forget(&m->ring_list[i]->reap);
 	deliver_ready(m);
+}
+
+uint64_t model_open_by_end(const struct model *m)
+{
+	return m->open_by_end;
 }
 
 void model_totals(struct model *m, struct output_totals *t)

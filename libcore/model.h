@@ -29,6 +29,9 @@ struct model_config {
 	/* metadata "sampling": 1 request in sample_every was recorded (0 or
 	 * 1: all); events of requests never seen submitted are not requests. */
 	uint32_t sample_every;
+	/* --end, boot ns (0: none): requests and syscalls that begin by it
+	 * are counted until delivered, for model_open_by_end(). */
+	uint64_t end_ns;
 };
 
 int model_new(struct model **m, const struct model_config *cfg);
@@ -36,6 +39,13 @@ int model_new(struct model **m, const struct model_config *cfg);
 void model_record(struct model *m, const struct ev_header *rec, unsigned cpu);
 /* A loss window that did not come as a record (damaged frame, gap). */
 void model_loss(struct model *m, const struct model_loss *l);
+/*
+ * Requests and syscalls that began by cfg.end_ns and are not yet delivered
+ * (still open, or finished and waiting for their reaping).  Once the merge
+ * is past end_ns and this is 0, nothing more that overlaps the window can
+ * come: what began later starts after it.
+ */
+uint64_t model_open_by_end(const struct model *m);
 /* End of the log: flush everything still open. */
 void model_finish(struct model *m);
 /* Fill the model's part of the totals (tasks, rings, counts); the arrays

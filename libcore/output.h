@@ -553,6 +553,15 @@ struct output_totals {
 	size_t nloss_counters;
 	uint64_t lost_events;		/* sum of total rows (kernel + recorder) */
 	uint64_t loss_windows, damaged_frames, frame_gaps;
+	/*
+	 * --end: the log was read only up to this time (boot ns, the first
+	 * record not read), all that the window needed; 0: read whole.  Then the
+	 * records, the model's totals below, the tasks and rings, and the
+	 * damage found are of the part read; the loss counters, how the log
+	 * ended and the cost (from the log's closing frames) are the whole
+	 * recording's.
+	 */
+	uint64_t read_to_ns;
 	/* How the log ended. */
 	enum log_stop stop;
 	const char *stop_message;	/* "" when it ended cleanly */

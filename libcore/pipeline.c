@@ -25,6 +25,8 @@
 #include "pipeline.h"
 #include "timebase.h"
 
+bool convert_stop_after_end = true;
+
 struct progress {
 	bool on;
 	struct timespec last;
@@ -165,6 +167,21 @@ static void fill_totals(struct convert_log *c, struct output_totals *t)
 	t->warnings = merge_warnings(c->m, &t->nwarnings);
 }
 
+/*
+ * Past the window, with nothing of it still open: whatever comes next
+ * began after it, so the rest of the log cannot change what is delivered.
+ */
+static bool window_done(const struct merge_item *it, uint64_t end_ns, const struct model *model,
+			uint64_t *stop_ts)
+{
+	uint64_t ts = it->kind == MERGE_RECORD ? it->rec->ts : it->loss.first_ts;
+
+	if (ts <= end_ns || model_open_by_end(model))
+		return false;
+	*stop_ts = ts;
+	return true;
+}
+
 int convert_into(const struct options *o, struct output *out, FILE *errf)
 {
 	struct convert_log c = { .o = o, .errf = errf ? errf : stderr };
@@ -180,7 +197,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	char err[LOG_MSG_LEN];
 	struct merge_item it;
 	int ret = 1, r;
-	uint64_t n = 0;
+	uint64_t n = 0, stop_ts = 0;
 
 	if (convert_log_open(&c))
 		goto cleanup;
@@ -228,6 +245,7 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	mcfg.names = &c.names;
 	mcfg.iowq_exact = !strcmp(text.iowq, "fentry") || !strcmp(text.iowq, "kprobe");
 	mcfg.sample_every = meta.sample_requests;
+	mcfg.end_ns = o->end.set && convert_stop_after_end ? sel.end_ns : 0;
 	if (model_new(&model, &mcfg)) {
 		fprintf(c.errf, "uring-convert: out of memory\n");
 		goto cleanup;
@@ -235,6 +253,8 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 	prog.on = !o->quiet && isatty(fileno(c.errf));
 	prog.total = st->bytes_total;
 	while ((r = merge_next(c.m, &it, err, sizeof(err))) > 0) {
+		if (mcfg.end_ns && window_done(&it, mcfg.end_ns, model, &stop_ts))
+			break;
 		if (it.kind == MERGE_LOSS)
 			model_loss(model, &it.loss);
 		else if (it.known)
@@ -257,11 +277,19 @@ int convert_into(const struct options *o, struct output *out, FILE *errf)
 		goto cleanup;
 	}
 	fill_totals(&c, &totals);
+	if (stop_ts) {
+		/* the record that showed the window done was merged, not read */
+		totals.read_to_ns = stop_ts;
+		if (it.kind == MERGE_RECORD) {
+			totals.records--;
+			totals.unknown_records -= !it.known;
+		}
+	}
 	convert_log_warnings(&c);
-	if (st->unknown_records && !o->quiet)
+	if (totals.unknown_records && !o->quiet)
 		fprintf(c.errf, "uring-convert: warning: %s: %" PRIu64
 			" records of types this uring-convert does not know were skipped (a newer recorder wrote them; upgrade ringside to see them)\n",
-			o->log_path, st->unknown_records);
+			o->log_path, totals.unknown_records);
 	if (sink->ops->end(sink, &totals, err, sizeof(err))) {
 		fprintf(c.errf, "uring-convert: %s\n", err);
 		goto cleanup;

@@ -16,6 +16,7 @@
 #include "model_files.h"
 #include "model_names.h"
 #include "names.h"
+#include "pipeline.h"
 #include "report.h"
 #include "stats.h"
 #include "test_util.h"
@@ -1573,6 +1574,109 @@ START_TEST(test_selection)
 }
 END_TEST
 
+/*
+ * One request a millisecond from T0 on thread TID, whose io_uring_enter
+ * calls first reap every CQE posted; request 2 completes at +8 ms (so is
+ * reaped at +9 ms), and thread TID2 waits in io_uring_enter from +4.2 ms
+ * to wait_end.  open_end: request 3 never completes.
+ */
+static void write_end_log(struct scen *sc, const char *name, uint64_t wait_end, bool open_end)
+{
+	uint32_t posted = 0;
+
+	scen_open(sc, name);
+	for (unsigned i = 0; i < 10; i++) {
+		uint64_t t = T0 + i * 1000 * US;
+
+		posted += i == 9;	/* request 2's, at +8 ms */
+		ev_enter_cq(sc, true, t, TID, PID, RING, 7, posted, posted);
+		ev_submit(sc, t + 1 * US, TID, PID, RING, 0x100 + i, OP_NOP, i, 0, 0);
+		ev_enter_end(sc, t + 2 * US, TID, PID, RING, 1);
+		if (i == 3 && open_end)
+			continue;
+		ev_complete(sc, i == 2 ? T0 + 8000 * US : t + 10 * US, TID, PID, RING, 0x100 + i, i,
+			    0, 0);
+		posted += i != 2;
+		if (i == 4)
+			ev_enter_cq(sc, true, T0 + 4200 * US, TID2, PID, RING, 7, posted, posted);
+	}
+	ev_enter_end(sc, wait_end, TID2, PID, RING, 0);
+	scen_finish(sc);
+}
+
+/* sc converted with o, reading the rest of the log after --end or not. */
+static struct capture *convert_end(const struct scen *sc, const struct options *o, bool stop)
+{
+	struct capture *c;
+
+	convert_stop_after_end = stop;
+	c = convert_capture(sc->path, o);
+	convert_stop_after_end = true;
+	return c;
+}
+
+/*
+ * --end stops reading once what began by the end is delivered, and
+ * delivers the same as reading the whole log.
+ */
+START_TEST(test_end_stops_reading)
+{
+	/* the last of the window to be delivered: request 2, reaped at +9 ms,
+	 * or TID2's io_uring_enter, which returns at +9.005 ms */
+	static const uint64_t wait_end[] = { T0 + 8500 * US, T0 + 9005 * US };
+	struct scen sc;
+	struct capture *early, *whole;
+	struct options o = { 0 };
+
+	ck_assert_int_eq(parse_time_arg("1004500us", &o.end), 0);	/* T0 + 4.5 ms */
+	for (size_t k = 0; k < 2; k++) {
+		write_end_log(&sc, "end.log", wait_end[k], false);
+		early = convert_end(&sc, &o, true);
+		whole = convert_end(&sc, &o, false);
+		ck_assert_uint_eq(early->nreq, 5);
+		ck_assert_uint_eq(whole->nreq, 5);
+		for (size_t i = 0; i < early->nreq; i++) {
+			ck_assert_uint_eq(early->req[i].user_data, whole->req[i].user_data);
+			ck_assert_uint_eq(early->req[i].complete_ts, whole->req[i].complete_ts);
+			ck_assert_int_eq(early->req[i].status, whole->req[i].status);
+			ck_assert_uint_eq(early->req[i].reaped_ts, whole->req[i].reaped_ts);
+		}
+		ck_assert_int_eq(req_by_ud(early, 2)->status, REQ_COMPLETE);
+		ck_assert_uint_eq(req_by_ud(early, 2)->reaped_ts, T0 + 9000 * US);
+		ck_assert_uint_eq(early->nsys, 6);	/* TID's first five, TID2's */
+		ck_assert_uint_eq(whole->nsys, 6);
+		for (size_t i = 0; i < early->nsys; i++)
+			ck_assert_uint_eq(early->sys[i].end_ts, whole->sys[i].end_ts);
+		ck_assert_uint_eq(early->ncqe, whole->ncqe);
+		ck_assert_uint_eq(early->nmark, whole->nmark);
+		ck_assert_uint_eq(early->counters, whole->counters);
+		ck_assert_uint_eq(early->nloss, whole->nloss);
+		/* the first record after it: request 9's completion, submission */
+		ck_assert_uint_eq(early->read_to_ns, T0 + (k ? 9010 : 9001) * US);
+		ck_assert_uint_eq(whole->read_to_ns, 0);
+		ck_assert_uint_lt(early->records, whole->records);
+		capture_free(early);
+		capture_free(whole);
+		scen_free(&sc);
+	}
+
+	/* a request of the window that never completes: read to the end */
+	write_end_log(&sc, "end_open.log", wait_end[0], true);
+	early = convert_end(&sc, &o, true);
+	ck_assert_uint_eq(early->read_to_ns, 0);
+	ck_assert_int_eq(req_by_ud(early, 3)->status, REQ_IN_FLIGHT_AT_END);
+	capture_free(early);
+
+	/* no --end: read whole */
+	memset(&o, 0, sizeof(o));
+	early = convert_end(&sc, &o, true);
+	ck_assert_uint_eq(early->read_to_ns, 0);
+	ck_assert_uint_eq(early->nreq, 10);
+	capture_free(early);
+	scen_free(&sc);
+}
+END_TEST
+
 START_TEST(test_time_args)
 {
 	struct time_arg t;
@@ -1937,6 +2041,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_cqe_skip_failed_link_held);
 	tcase_add_test(tc, test_unpaired_syscalls);
 	tcase_add_test(tc, test_selection);
+	tcase_add_test(tc, test_end_stops_reading);
 	tcase_add_test(tc, test_time_args);
 	tcase_add_test(tc, test_frame_gap);
 	tcase_add_test(tc, test_hist);

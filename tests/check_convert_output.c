@@ -1418,6 +1418,98 @@ START_TEST(test_tracing_cost)
 }
 END_TEST
 
+/* The bytes of FILE (free it). */
+static char *file_text(const char *path)
+{
+	size_t size;
+	unsigned char *p = test_read_file(path, &size);
+	char *t = calloc(1, size + 1);
+
+	for (size_t i = 0; i < size; i++)	/* FXT: NULs become spaces */
+		t[i] = p[i] ? (char)p[i] : ' ';
+	free(p);
+	return t;
+}
+
+/*
+ * --end: the outputs say how far the log was read, and leave out what
+ * would mix the part read with the whole recording (the cost per
+ * request, the share of events lost).
+ */
+START_TEST(test_end_read_to)
+{
+	static const char stats[] = "{\"cost\":{\"recording_s\":2,\"recorder_cpu_s\":0.05,"
+		"\"bpf_stats\":\"run_time\",\"bpf_run_time_ns\":1000,\"bpf_runs\":4}}";
+	static const struct log_loss_row lost = { .cpu = 0, .kind = EV_LOSS_RING_FULL, .count = 3 };
+	struct scen sc;
+	char *err, *out, *fxt, *text;
+
+	scen_open(&sc, "end.log");
+	for (unsigned i = 0; i < 10; i++) {
+		uint64_t t = T0 + i * 1000 * US;
+
+		ev_submit(&sc, t, 1, 1, RING, 0x100 + i, 22, i, 0, 0);
+		ev_complete(&sc, t + 10 * US, 1, 1, RING, 0x100 + i, i, 0, 0);
+	}
+	ev_lost(&sc, T0 + 7500 * US, T0 + 7600 * US, 3);
+	synth_flush(sc.s);
+	synth_frame(sc.s, LOG_FRAME_STATS, 0, LOG_STREAM_GLOBAL, 1, stats, strlen(stats));
+	synth_loss(sc.s, &lost, 1, T0 + 9 * MS);
+	scen_finish(&sc);
+	fxt = test_path(sc.dir, "end.fxt");
+
+	/* read to request 5's completion: request 4's is held until its
+	 * thread's next event (a task-work batch may follow), request 5's
+	 * submission */
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=summary", "--end=1.0045s", sc.path,
+						   NULL }, &err, &out), 0);
+	ck_assert_msg(strstr(out, "\n  read       up to +1.005010 s, all that --end needed"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "\n  cost       250 ns per hook run, "), "%s", out);
+	/* the counters are the whole recording's, the records those read */
+	ck_assert_msg(strstr(out, "\n!!! 3 events lost (in the whole recording) on CPUs (not "
+				  "placed in time) !!!"), "%s", out);
+	free(err);
+	free(out);
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=json", "--end=1.0045s", sc.path,
+						   NULL }, &err, &out), 0);
+	ck_assert_msg(strstr(out, "\"read_to_boot_ns\": 2005010000,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"bpf_ns_per_request\": null,"), "%s", out);
+	ck_assert_msg(strstr(out, "\"percent_lost\": null,"), "%s", out);
+	free(err);
+	free(out);
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=fxt", "--end=1.0045s", "-o", fxt,
+						   sc.path, NULL }, &err, NULL), 0);
+	text = file_text(fxt);
+	ck_assert(strstr(text, "log read to here"));
+	free(text);
+	free(err);
+
+	/* read whole */
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=summary", sc.path, NULL }, &err, &out),
+			 0);
+	ck_assert_msg(!strstr(out, "\n  read "), "%s", out);
+	ck_assert_msg(strstr(out, "\n  cost       100 ns of BPF per request"), "%s", out);
+	ck_assert_msg(strstr(out, "\n!!! 3 events lost (12.50% of 24) on CPU 0 !!!"), "%s", out);
+	free(err);
+	free(out);
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=json", sc.path, NULL }, &err, &out),
+			 0);
+	ck_assert_msg(!strstr(out, "\"read_to_boot_ns\""), "%s", out);
+	ck_assert_msg(!strstr(out, "\"percent_lost\": null"), "%s", out);
+	free(err);
+	free(out);
+	ck_assert_int_eq(run_cli((const char *[]){ "--format=fxt", "--force", "-o", fxt, sc.path,
+						   NULL }, &err, NULL), 0);
+	text = file_text(fxt);
+	ck_assert(!strstr(text, "log read to here"));
+	free(text);
+	free(err);
+	free(fxt);
+	scen_free(&sc);
+}
+END_TEST
+
 /*
  * Submissions by the SQPOLL thread get their own column and member: the
  * enters of an SQPOLL ring submit nothing, and a req/enter of 0.00 would
@@ -1798,6 +1890,7 @@ static Suite *output_suite(void)
 	tcase_add_test(tc, test_newer_recorder);
 	tcase_add_test(tc, test_recorded_selection);
 	tcase_add_test(tc, test_tracing_cost);
+	tcase_add_test(tc, test_end_read_to);
 	tcase_add_test(tc, test_info_options_whole);
 	tcase_add_test(tc, test_sqpoll_submissions);
 	tcase_add_test(tc, test_iowq_unknown_worker);

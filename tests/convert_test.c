@@ -432,6 +432,7 @@ static int cap_end(struct output *o, const struct output_totals *t, char *e, siz
 	c->records = t->records;
 	c->unknown_records = t->unknown_records;
 	c->lost_events = t->lost_events;
+	c->read_to_ns = t->read_to_ns;
 	return 0;
 }
 

@@ -103,6 +103,7 @@ struct capture {
 	size_t nrings;
 	char *warnings;			/* all warning lines, '\n'-separated */
 	uint64_t records, unknown_records, lost_events;
+	uint64_t read_to_ns;		/* output_totals.read_to_ns */
 	bool store;			/* false: count only (memory test) */
 	bool want_raw;
 };
