@@ -13,7 +13,10 @@ opcode, every request's result, flags, ring and submitting thread, the
 paths the scenario forces, link chains, completion order, every
 io_uring_enter/setup/register with its arguments and return value, thread
 and io-wq worker names, rings, FXT slices, flows and named threads -- and
-nothing from any other process (the bystander).  Where the kernel may
+nothing from any other process (the bystander).  It also converts with
+--end at the median submission, which reads only as far as the window
+needs, and compares its requests, syscalls and events with the whole
+log's.  Where the kernel may
 choose (kernel_may_choose in the workload's JSON), only what it guarantees
 is asserted.  A lossy run (the storm) must account for every event:
 recorded + lost == generated, per event type.
@@ -30,6 +33,7 @@ $top_builddir or the current directory).  Needs no root.
 Exit status: 0 every run passed, 1 a run failed, 2 bad usage.
 """
 import argparse
+import csv
 import json
 import os
 import subprocess
@@ -87,6 +91,8 @@ def convert(outdir, name, lossy):
              "uring-convert --format=json", allow_stderr=lossy)
     run_tool([conv, "--force", "--format=csv", "-o", f"{d}/csv", log],
              "uring-convert --format=csv", allow_stderr=lossy)
+    if not lossy:
+        end_window(conv, log, d)
     run_tool([conv, "--force", "--format=fxt", "-o", f"{d}/trace.fxt", log],
              "uring-convert --format=fxt", allow_stderr=lossy)
     run_tool([conv, "--force", "--format=summary", "-o", f"{d}/summary.txt", log],
@@ -96,6 +102,29 @@ def convert(outdir, name, lossy):
     with open(f"{d}/logstat.json", "wb") as f:
         f.write(run_tool([TOOLS["logstat"], log], "logstat"))
     return d
+
+
+# The tables --end selects from; each is compared with the whole log's.
+END_TABLES = ("requests", "syscalls", "events")
+
+
+def end_window(conv, log, d):
+    """The same tables with --end at the median submission: under d/csv_end,
+    the end (ns after the recording start) in d/csv_end/end_ns.  What began
+    by the end must come out as from the whole log, although uring-convert
+    stops reading once nothing of the window is still open
+    (e2e_asserts.check_end_window)."""
+    with open(f"{d}/csv/requests.csv", newline="", encoding="utf-8") as f:
+        subs = sorted(int(r["submit_ns"]) for r in csv.DictReader(f)
+                      if r["submit_ns"] not in ("", "-1"))
+    if not subs:
+        return
+    end = subs[len(subs) // 2]
+    run_tool([conv, "--force", "--format=csv", f"--end={end}ns",
+              "--tables=" + ",".join(END_TABLES), "-o", f"{d}/csv_end", log],
+             "uring-convert --format=csv --end", allow_stderr=False)
+    with open(f"{d}/csv_end/end_ns", "w") as f:
+        f.write(f"{end}\n")
 
 
 def load_json(path, what):

@@ -975,6 +975,37 @@ def check_lossy(c):
 
 # ------------------------------------------------------------------ driver
 
+def check_end_window(c):
+    """--end at the median submission (check.py's end_window): every request
+    that began by the end (submitted, else first CQE), every syscall that
+    began by it and every event at or before it, as the whole log gives
+    them, in the same order."""
+    d = os.path.join(os.path.dirname(c.csvdir), "csv_end")
+    if not os.path.exists(os.path.join(d, "end_ns")):
+        return
+    with open(os.path.join(d, "end_ns")) as f:
+        end = int(f.read())
+
+    def began(row, *cols):
+        t = next((row[k] for k in cols if row[k] not in ("", "-1")), None)
+        return t is None or int(t) <= end
+
+    want = {"requests": [r for r in c.table("requests")
+                         if began(r, "submit_ns", "first_cqe_ns")],
+            "syscalls": [r for r in c.table("syscalls") if began(r, "enter_ns")],
+            "events": [r for r in c.table("events") if int(r["time_ns"]) <= end]}
+    for name, rows in want.items():
+        with open(os.path.join(d, name + ".csv"), newline="", encoding="utf-8") as f:
+            got = list(csv.DictReader(f))
+        if not c.eq(f"--end={end}ns: {name}.csv rows", len(got), len(rows)):
+            continue
+        bad = next((i for i, (g, w) in enumerate(zip(got, rows)) if g != w), None)
+        if bad is not None:
+            diff = {k: (v, rows[bad].get(k)) for k, v in got[bad].items() if v != rows[bad].get(k)}
+            c.fail(f"--end={end}ns: {name}.csv row {bad} differs from the whole log's "
+                   f"(column: got, want): {diff}")
+
+
 def check_all(c):
     check_truth(c)
     check_log(c)
@@ -994,3 +1025,4 @@ def check_all(c):
     check_iowq(c)
     check_isolation(c)
     check_fxt(c)
+    check_end_window(c)
