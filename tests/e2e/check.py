@@ -16,9 +16,8 @@ and io-wq worker names, rings, FXT slices, flows and named threads -- and
 nothing from any other process (the bystander).  It also converts with
 --end at the median submission, which reads only as far as the window
 needs, and compares its requests, syscalls and events with the whole
-log's.  Where the kernel may
-choose (kernel_may_choose in the workload's JSON), only what it guarantees
-is asserted.  A lossy run (the storm) must account for every event:
+log's.  Where the kernel may choose (kernel_may_choose in the workload's
+JSON), only what it guarantees is asserted.  A lossy run (the storm) must account for every event:
 recorded + lost == generated, per event type.
 
 It also checks that every hook this kernel offers (kernel.facts, read from
@@ -33,7 +32,6 @@ $top_builddir or the current directory).  Needs no root.
 Exit status: 0 every run passed, 1 a run failed, 2 bad usage.
 """
 import argparse
-import csv
 import json
 import os
 import subprocess
@@ -114,9 +112,8 @@ def end_window(conv, log, d):
     by the end must come out as from the whole log, although uring-convert
     stops reading once nothing of the window is still open
     (e2e_asserts.check_end_window)."""
-    with open(f"{d}/csv/requests.csv", newline="", encoding="utf-8") as f:
-        subs = sorted(int(r["submit_ns"]) for r in csv.DictReader(f)
-                      if r["submit_ns"] not in ("", "-1"))
+    subs = sorted(int(r["submit_ns"]) for r in e2e_asserts.read_table(f"{d}/csv", "requests")
+                  if r["submit_ns"] not in ("", "-1"))
     if not subs:
         return
     end = subs[len(subs) // 2]

@@ -25,6 +25,12 @@ def names(s):
     return frozenset(x for x in (s or "").split("|") if x and x != "none")
 
 
+def read_table(csvdir, name):
+    """The rows of csvdir/name.csv, as dicts."""
+    with open(os.path.join(csvdir, name + ".csv"), newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
 def expects_losses(run):
     """The plan shrinks the ring buffers of a run only to make it lose
     events (tests/e2e/plan)."""
@@ -57,8 +63,7 @@ class Context:
 
     def table(self, name):
         if name not in self._tables:
-            with open(os.path.join(self.csvdir, name + ".csv"), newline="", encoding="utf-8") as f:
-                self._tables[name] = list(csv.DictReader(f))
+            self._tables[name] = read_table(self.csvdir, name)
         return self._tables[name]
 
     def mine(self, name):
@@ -995,8 +1000,7 @@ def check_end_window(c):
             "syscalls": [r for r in c.table("syscalls") if began(r, "enter_ns")],
             "events": [r for r in c.table("events") if int(r["time_ns"]) <= end]}
     for name, rows in want.items():
-        with open(os.path.join(d, name + ".csv"), newline="", encoding="utf-8") as f:
-            got = list(csv.DictReader(f))
+        got = read_table(d, name)
         if not c.eq(f"--end={end}ns: {name}.csv rows", len(got), len(rows)):
             continue
         bad = next((i for i, (g, w) in enumerate(zip(got, rows)) if g != w), None)
