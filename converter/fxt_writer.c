@@ -1444,6 +1444,11 @@ void fxt_writer_get_stats(const struct fxt_writer *w,
 	*stats = w->stats;
 }
 
+uint64_t fxt_writer_bytes(const struct fxt_writer *w)
+{
+	return w->stats.bytes;
+}
+
 void fxt_writer_free(struct fxt_writer *w)
 {
 	if (!w)

@@ -271,6 +271,9 @@ int fxt_writer_error(const struct fxt_writer *w);
 void fxt_writer_get_stats(const struct fxt_writer *w,
 			  struct fxt_writer_stats *stats);
 
+/* stats.bytes alone: the size of the file so far. */
+uint64_t fxt_writer_bytes(const struct fxt_writer *w);
+
 /*
  * Give s a permanent string-table slot and write its string record now.
  * Use it for names used all the time (categories, op names, argument

@@ -65,6 +65,16 @@
 #define MAX_WARNING_MARKERS 100
 #define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
 
+/*
+ * Perfetto's UI parses a trace in the browser, in at most 4 GB of memory
+ * (2 GB in some browsers: Perfetto's docs/visualization/large-traces.md),
+ * and its tables take several times the file's size.  Past this size,
+ * end() says how to open the trace and where --end would cut it.
+ */
+uint64_t output_fxt_large_bytes = 512ull << 20;
+/* The bytes drawn for each of this many spans of the recording. */
+#define SIZE_SPANS 4096
+
 /* A thread of the recording. */
 struct task_out {
 	uint32_t tid;
@@ -167,6 +177,11 @@ struct fxo {
 	bool lost_counter_started;
 	struct fxt_instant_guard rec_ig;	/* markers on the recording thread */
 	bool oom;
+	/* the bytes drawn for what began in each span of 2^span_shift ns
+	 * of the recording: what --end would keep */
+	uint64_t span_bytes[SIZE_SPANS];
+	unsigned span_shift;
+	uint64_t spanned;		/* the file's size when last added */
 	/* for the "recording end" marker */
 	uint64_t requests, no_lane, undrawable, refused_slices, refused_instants, syscalls,
 		 out_of_range;
@@ -499,6 +514,8 @@ static int x_begin(struct output *o, const struct output_meta *meta, char *err, 
 		return -1;
 	x->is_stdout = !x->out.owns_fd;
 	x->meta = *meta;
+	while ((meta->end_ns - meta->start_ns) >> x->span_shift >= SIZE_SPANS)
+		x->span_shift++;
 	x->w = fxt_writer_new(out_sink, &x->out);
 	if (!x->w) {
 		snprintf(err, errlen, "out of memory");
@@ -860,7 +877,7 @@ static void write_cqe(struct fxo *x, const struct model_request *r, const struct
  * earlier, plan its drawing (fxt_plan.h), then write the plan in slot
  * order, and leave its lifetime for a link member delivered later.
  */
-static void x_request(struct output *o, const struct model_request *r)
+static void draw_request(struct output *o, const struct model_request *r)
 {
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, r->ring, r->submit_pid);
@@ -1026,7 +1043,7 @@ static void pending_arg(struct fxo *x, struct args *v, const char *name, bool b_
 	add(v, fxt_arg_str(name, t));
 }
 
-static void x_syscall(struct output *o, const struct model_syscall *s)
+static void draw_syscall(struct output *o, const struct model_syscall *s)
 {
 	struct fxo *x = X(o);
 	struct task_out *t = task_use(x, s->tid, s->pid);
@@ -1103,7 +1120,7 @@ static void x_syscall(struct output *o, const struct model_syscall *s)
 
 /* ------------------------------------------------------- CQEs, markers */
 
-static void x_cqe(struct output *o, const struct model_cqe *c)
+static void draw_cqe(struct output *o, const struct model_cqe *c)
 {
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, c->ring, 0);
@@ -1209,7 +1226,7 @@ static void x_marker(struct output *o, const struct model_marker *m)
 		fxt_instant(x->w, rel(x, m->ts), th, CAT, name, v.a, v.n);
 }
 
-static void x_counter(struct output *o, const struct model_counter *c)
+static void draw_counter(struct output *o, const struct model_counter *c)
 {
 	struct fxo *x = X(o);
 	struct ring_out *ro = ring_use(x, c->ring, 0);
@@ -1521,6 +1538,43 @@ static void end_markers(struct fxo *x, const struct output_totals *t)
 	}
 }
 
+/* bytes as "1.4 GiB", "512 MiB" or "64 KiB". */
+static const char *size_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1ull << 30)
+		snprintf(buf, len, "%.1f GiB", bytes / (double)(1ull << 30));
+	else if (bytes >= 1ull << 20)
+		snprintf(buf, len, "%" PRIu64 " MiB", bytes >> 20);
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
+	return buf;
+}
+
+/*
+ * A trace too large for the UI in a browser: how to open it, and an
+ * --end that keeps what began in the first spans, up to 9/10 of the size
+ * (the requests in flight then are written too, and the names).
+ */
+static void large_warning(const struct fxo *x, const char *path, uint64_t bytes)
+{
+	char cut[128] = "", size[32], most[32];
+	uint64_t sum = 0, ns;
+	size_t n = 0;
+
+	if (x->cfg.quiet || bytes <= output_fxt_large_bytes)
+		return;
+	while (n < SIZE_SPANS && sum + x->span_bytes[n] <= output_fxt_large_bytes / 10 * 9)
+		sum += x->span_bytes[n++];
+	if (n && n < SIZE_SPANS) {
+		ns = ((uint64_t)n << x->span_shift) - 1;
+		snprintf(cut, sizeof(cut), ", or convert less: --end=+%" PRIu64 ".%06" PRIu64
+			 "s keeps it under %s", ns / 1000000000, ns / 1000 % 1000000,
+			 size_text(output_fxt_large_bytes, most, sizeof(most)));
+	}
+	fprintf(stderr, "uring-convert: warning: %s: %s of FXT, more than Perfetto's UI may hold in a browser: open it with trace_processor --httpd (uring-convert(1), FXT OUTPUT)%s\n",
+		path, size_text(bytes, size, sizeof(size)), cut);
+}
+
 static int x_end(struct output *o, const struct output_totals *t, char *err, size_t errlen)
 {
 	struct fxo *x = X(o);
@@ -1569,6 +1623,7 @@ static int x_end(struct output *o, const struct output_totals *t, char *err, siz
 			 path, st.refused);
 		return -1;
 	}
+	large_warning(x, path, st.bytes);
 	return 0;
 }
 
@@ -1601,6 +1656,42 @@ static void x_destroy(struct output *o)
 		free(x->file_text[i]);
 	free(x->file_text);
 	free(x);
+}
+
+/*
+ * The bytes drawn since the last call go to the span of the time this
+ * one began at: what --end keeps (large_warning()).
+ */
+static void span_add(struct fxo *x, uint64_t ts)
+{
+	uint64_t s = rel(x, ts) >> x->span_shift, bytes = fxt_writer_bytes(x->w);
+
+	x->span_bytes[s < SIZE_SPANS ? s : SIZE_SPANS - 1] += bytes - x->spanned;
+	x->spanned = bytes;
+}
+
+static void x_request(struct output *o, const struct model_request *r)
+{
+	draw_request(o, r);
+	span_add(X(o), r->submit_ts);
+}
+
+static void x_syscall(struct output *o, const struct model_syscall *s)
+{
+	draw_syscall(o, s);
+	span_add(X(o), s->begin_ts);
+}
+
+static void x_cqe(struct output *o, const struct model_cqe *c)
+{
+	draw_cqe(o, c);
+	span_add(X(o), c->ts);
+}
+
+static void x_counter(struct output *o, const struct model_counter *c)
+{
+	draw_counter(o, c);
+	span_add(X(o), c->ts);
 }
 
 static const struct output_ops fxt_ops = {

@@ -632,6 +632,9 @@ struct output *output_json_new(const struct output_config *cfg, char *err, size_
 struct output *output_csv_new(const struct output_config *cfg, char *err, size_t errlen);
 /* FXT for Perfetto (output_fxt.c): at most max_lanes lanes per ring
  * (1..FXT_LANES_MAX, see fxt_layout.h); refuses a terminal as stdout. */
+/* Past this size end() warns that Perfetto's UI may not hold the trace
+ * (output_fxt.c); tests lower it. */
+extern uint64_t output_fxt_large_bytes;
 struct output *output_fxt_new(const struct output_config *cfg, unsigned max_lanes,
 			      char *err, size_t errlen);
 /* fio iologs and a job file in the directory cfg->path (output_fio.c):

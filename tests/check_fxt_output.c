@@ -32,6 +32,7 @@
 #include "fxt_layout.h"
 #include "fxt_plan.h"
 #include "fxt_reader.h"
+#include "options.h"
 #include "test_util.h"
 
 extern char **environ;
@@ -2044,6 +2045,115 @@ static unsigned lines(const char *s)
 	return n;
 }
 
+/* n requests, one a millisecond, each submitted and reaped by its own
+ * io_uring_enter. */
+static void write_steady_log(struct scen *sc, unsigned n)
+{
+	ev_task(sc, T0, TID, PID, "app", 0, EV_TASK_EXISTING);
+	ev_create(sc, T0, TID, PID, RING, 3, 0);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t = T0 + (1 + i) * MS;
+
+		ev_enter_begin(sc, t, TID, PID, RING, 3, 1, 1, 1);
+		ev_submit(sc, t + 1 * US, TID, PID, RING, 0x1000 + i, OP_NOP, 1000 + i, 0, 0);
+		ev_complete(sc, t + 2 * US, TID, PID, RING, 0x1000 + i, 1000 + i, 0, 0);
+		ev_enter_end(sc, t + 3 * US, TID, PID, RING, 1);
+	}
+}
+
+/* Convert log to FXT at out, not quiet; what it wrote on stderr. */
+static char *convert_warnings(const char *log, const struct options *extra, const char *out)
+{
+	struct options o = extra ? *extra : (struct options){ 0 };
+	struct output_config cfg = { .path = out, .force = true, .quiet = o.quiet };
+	char *dir = test_tmpdir(), *errp = test_path(dir, "stderr"), *text, err[512];
+	struct output *fxt;
+	size_t size;
+	int saved, fd;
+
+	o.log_path = log;
+	fxt = output_fxt_new(&cfg, FXT_LANES_DEFAULT, err, sizeof(err));
+	ck_assert_msg(fxt != NULL, "%s", err);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert(saved >= 0 && fd >= 0 && dup2(fd, 2) == 2);
+	close(fd);
+	ck_assert_int_eq(convert_into(&o, fxt, stderr), 0);
+	fflush(stderr);
+	ck_assert_int_eq(dup2(saved, 2), 2);
+	close(saved);
+	text = (char *)test_read_file(errp, &size);
+	test_rmtree(dir);
+	free(dir);
+	free(errp);
+	return text;
+}
+
+static size_t file_size(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (size_t)st.st_size;
+}
+
+/*
+ * A trace past output_fxt_large_bytes: one warning line that says how to
+ * open it and gives an --end that keeps it under that size, and does
+ * (with more than half of it); none below the size, or with -q.
+ */
+START_TEST(test_large_trace)
+{
+	struct scen sc;
+	char *dir = test_tmpdir(), *out = test_path(dir, "t.fxt"), *err, *end, *p;
+	struct options o = { 0 };
+	size_t whole;
+
+	scen_open(&sc, "steady.log");
+	write_steady_log(&sc, 2000);
+	scen_finish(&sc);
+	output_fxt_large_bytes = 64 << 10;
+
+	err = convert_warnings(sc.path, NULL, out);
+	whole = file_size(out);
+	ck_assert_uint_gt(whole, 10 * output_fxt_large_bytes);
+	ck_assert_uint_eq(lines(err), 1);
+	ck_assert_msg(strstr(err, "of FXT, more than Perfetto's UI may hold in a browser: "
+			      "open it with trace_processor --httpd") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, " keeps it under 64 KiB\n") != NULL, "%s", err);
+	end = strstr(err, "--end=");
+	ck_assert_ptr_nonnull(end);
+	end += strlen("--end=");
+	p = strchr(end, ' ');
+	ck_assert_ptr_nonnull(p);
+	*p = '\0';
+	ck_assert_int_eq(parse_time_arg(end, &o.end), 0);
+	free(err);
+
+	err = convert_warnings(sc.path, &o, out);
+	ck_assert_str_eq(err, "");
+	ck_assert_uint_lt(file_size(out), output_fxt_large_bytes);
+	ck_assert_uint_gt(file_size(out), output_fxt_large_bytes / 2);
+	free(err);
+
+	o = (struct options){ .quiet = true };
+	err = convert_warnings(sc.path, &o, out);
+	ck_assert_str_eq(err, "");
+	free(err);
+
+	output_fxt_large_bytes = whole;
+	err = convert_warnings(sc.path, NULL, out);
+	ck_assert_str_eq(err, "");
+	free(err);
+
+	scen_free(&sc);
+	test_rmtree(dir);
+	free(dir);
+	free(out);
+}
+END_TEST
+
 START_TEST(test_cli)
 {
 	struct scen sc;
@@ -2184,6 +2294,7 @@ static Suite *fxt_output_suite(void)
 	tcase_add_test(tc, test_plan_link);
 	tcase_add_test(tc, test_file_paths);
 	tcase_add_test(tc, test_golden);
+	tcase_add_test(tc, test_large_trace);
 	tcase_add_test(tc, test_cli);
 	suite_add_tcase(s, tc);
 	return s;
