@@ -23,6 +23,11 @@ uint64_t clock_mono_ns(void)
 	return read_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t clock_thread_cpu_ns(void)
+{
+	return read_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 void clock_snapshot(struct log_clock_snapshot *snap)
 {
 	uint64_t best_width = UINT64_MAX;

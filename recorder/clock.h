@@ -16,5 +16,7 @@ void clock_snapshot(struct log_clock_snapshot *snap);
 
 uint64_t clock_boot_ns(void);
 uint64_t clock_mono_ns(void);
+/* The calling thread's CPU time. */
+uint64_t clock_thread_cpu_ns(void);
 
 #endif

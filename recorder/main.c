@@ -1174,9 +1174,9 @@ static int finish(struct recorder *r)
 		msg_error("%s: %s", r->env.output, err);
 	status_summary(&sum);
 	if (!sum.quiet) {
-		char line[256];
+		char line[512];
 
-		self_cost_line(&r->cost, r->skel->obj, line, sizeof(line));
+		self_cost_line(&r->cost, r->skel->obj, r->writer.cpu_ns, line, sizeof(line));
 		msg_info("%s", line);
 	}
 	warn_sample_declined(r);

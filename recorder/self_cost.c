@@ -197,25 +197,44 @@ static double bpf_estimate(const struct self_cost *c, struct bpf_object *obj, ui
 	return share;
 }
 
-void self_cost_line(const struct self_cost *c, struct bpf_object *obj, char *buf,
-		    size_t len)
+/*
+ * The recorder's CPU, split between its threads: the log writer packs and
+ * compresses, the main thread drains the rings (and the rest).
+ */
+static void recorder_cpu(const struct self_cost *c, uint64_t now, uint64_t writer_cpu_ns,
+			 char *buf, size_t len)
 {
-	uint64_t now = clock_mono_ns(), run_ns, runs;
 	double wall = (double)(now - c->start_mono_ns) / 1e9;
 	double cpu = wall > 0 ? 100.0 * (cpu_s() - c->start_cpu_s) / wall : 0;
-	double share;
-	char est[64] = "";
+	double writer = wall > 0 ? 100.0 * (double)writer_cpu_ns / 1e9 / wall : 0;
 
+	if (!writer_cpu_ns || writer > cpu) {
+		snprintf(buf, len, "%.1f %% of one CPU for the recorder", cpu);
+		return;
+	}
+	snprintf(buf, len, "%.1f %% of one CPU for the recorder (%.1f %% packing and "
+		 "compressing in rs-log-writer, %.1f %% draining the rings)", cpu, writer,
+		 cpu - writer);
+}
+
+void self_cost_line(const struct self_cost *c, struct bpf_object *obj, uint64_t writer_cpu_ns,
+		    char *buf, size_t len)
+{
+	uint64_t now = clock_mono_ns(), run_ns, runs;
+	char est[64] = "", rec[160];
+	double share;
+
+	recorder_cpu(c, now, writer_cpu_ns, rec, sizeof(rec));
 	if (c->off || c->stats_err) {
-		snprintf(buf, len, "tracing cost: %.1f %% of one CPU for the recorder", cpu);
+		snprintf(buf, len, "tracing cost: %s", rec);
 		return;
 	}
 	share = bpf_estimate(c, obj, now, &run_ns, &runs);
 	if (share < 1.0)
 		snprintf(est, sizeof(est), ", estimated from %.0f %% of the time", 100 * share);
 	snprintf(buf, len, "tracing cost: %.3f ms of BPF in the traced threads (%" PRIu64
-		 " hook runs, %.0f ns each%s), %.1f %% of one CPU for the recorder",
-		 (double)run_ns / 1e6, runs, runs ? (double)run_ns / (double)runs : 0.0, est, cpu);
+		 " hook runs, %.0f ns each%s), %s",
+		 (double)run_ns / 1e6, runs, runs ? (double)run_ns / (double)runs : 0.0, est, rec);
 }
 
 void self_cost_json(const struct self_cost *c, struct bpf_object *obj, struct json_out *o)

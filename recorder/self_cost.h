@@ -56,9 +56,10 @@ void self_cost_start(struct self_cost *c, struct bpf_object *obj);
 void self_cost_tick(struct self_cost *c, uint64_t now_mono_ns);
 /* The "cost" member of the STATS frame, as of now. */
 void self_cost_json(const struct self_cost *c, struct bpf_object *obj, struct json_out *o);
-/* One line for the user: "tracing cost: ...". */
-void self_cost_line(const struct self_cost *c, struct bpf_object *obj, char *buf,
-		    size_t len);
+/* One line for the user: "tracing cost: ...", with the log writer
+ * thread's share when writer_cpu_ns (its CPU time) is not 0. */
+void self_cost_line(const struct self_cost *c, struct bpf_object *obj, uint64_t writer_cpu_ns,
+		    char *buf, size_t len);
 void self_cost_free(struct self_cost *c);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "msg.h"
 
 #include "log_format.h"
@@ -109,6 +110,7 @@ static void *writer_main(void *arg)
 		write_one(w, f);
 		fq_recycle(w->q, f);
 	}
+	w->cpu_ns = clock_thread_cpu_ns();
 	return NULL;
 }
 

@@ -43,6 +43,7 @@ struct writer {
 	struct flight_ring *flight;
 	atomic_uint snapshots_written;
 	atomic_uint snapshots_failed;
+	uint64_t cpu_ns;		/* the thread's CPU time; read after stop */
 };
 
 /* Queue a snapshot request (the writer thread frees it once written). */

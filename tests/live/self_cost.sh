@@ -10,6 +10,11 @@ record -o "$T/on.log" -- "$WORKLOAD" --compact storm --count 20000 >"$T/on.json"
 [ "$record_status" = 0 ] || fail "uring-record exited with $record_status"
 grep -q "tracing cost: .* ms of BPF in the traced threads (.* hook runs" "$T/record.err" ||
 	fail "no tracing cost line: $(cat "$T/record.err")"
+# The recorder's CPU split between its two threads, which add up.
+grep "tracing cost: " "$T/record.err" | sed -n 's/.*, \([0-9.]*\) % of one CPU for the recorder (\([0-9.]*\) % packing and compressing in rs-log-writer, \([0-9.]*\) % draining the rings)$/\1 \2 \3/p' >"$T/split"
+read -r total writer drain <"$T/split" || fail "no CPU split by thread: $(cat "$T/record.err")"
+awk -v t="$total" -v w="$writer" -v d="$drain" 'BEGIN { e = t - w - d; exit !(w > 0 && d >= 0 && e < 0.15 && e > -0.15) }' ||
+	fail "split $writer + $drain is not $total"
 "$CONVERT" -q --format=json -o "$T/on.summary.json" "$T/on.log" || fail "convert on.log"
 "$CONVERT" --info "$T/on.log" >"$T/on.info" || fail "--info on.log"
 grep -q "^cost: .* ns per hook run" "$T/on.info" || fail "--info: no cost line"
