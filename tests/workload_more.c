@@ -571,80 +571,194 @@ out:
 	return NULL;
 }
 
+enum { DEMO_SIZE = 4096, DEMO_PREFILL = 16, DEMO_FILES = 5 };
+
+/* The demo's files, pipes, socket, buffers and ring. */
+struct demo {
+	struct wl_run *run;
+	unsigned waves;
+	int fd, pa[2], pc[2], pt[2], sp[2];
+	unsigned char *wbuf, *rbuf, *fixed, junk[64];
+	char pa_data[32], sp_data[32], pa_buf[32], sp_buf[32];
+	/* what the converter must name each request's file (by fd and fixed) */
+	int dfd[DEMO_FILES], dfile[DEMO_FILES];
+	struct wl_ring *r;
+	struct wl_writer *wr;
+};
+
+/* The scratch file, pipes and socket, the ring with file slot 0 and a
+ * fixed buffer registered, and the writer thread. */
+static bool demo_setup(struct demo *d)
+{
+	struct wl_run *run = d->run;
+	const struct wl_opts *o = run->opts;
+	struct iovec iov;
+	int files[1], err = 0;
+
+	d->wbuf = wl_xcalloc(4, DEMO_SIZE);
+	d->rbuf = wl_xcalloc(4, DEMO_SIZE);
+	if (posix_memalign((void **)&d->fixed, DEMO_SIZE, DEMO_SIZE)) {
+		wl_fail(run, "out of memory");
+		return false;
+	}
+	wl_fill_pattern(d->fixed, DEMO_SIZE, o->seed, 11);
+	wl_fill_pattern(d->wbuf, 4 * DEMO_SIZE, o->seed, 12);
+	wl_fill_pattern(d->pa_data, sizeof(d->pa_data), o->seed, 13);
+	wl_fill_pattern(d->sp_data, sizeof(d->sp_data), o->seed, 14);
+	if (!wl_nonblocking_pipe(run, d->pa) || !wl_nonblocking_pipe(run, d->pc) ||
+	    !wl_nonblocking_pipe(run, d->pt))
+		return false;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, d->sp) < 0) {
+		wl_fail(run, "socketpair: %s", strerror(errno));
+		return false;
+	}
+	d->dfd[0] = d->fd, d->dfd[1] = d->pa[0], d->dfd[2] = d->pc[0], d->dfd[3] = d->pt[0];
+	d->dfd[4] = d->sp[0];
+	d->dfile[0] = wl_file_add(run, "demo file", d->fd);
+	d->dfile[1] = wl_file_add(run, "pipe a", d->pa[0]);
+	d->dfile[2] = wl_file_add(run, "pipe c", d->pc[0]);
+	d->dfile[3] = wl_file_add(run, "pipe t", d->pt[0]);
+	d->dfile[4] = wl_file_add(run, "socket", d->sp[0]);
+	if (!wl_ok(run))
+		return false;
+
+	d->r = wl_ring_new(run, "demo", 64, NULL, &err);
+	if (!d->r) {
+		wl_setup_failed(run, "demo", err);
+		return false;
+	}
+	files[0] = d->fd;
+	iov.iov_base = d->fixed;
+	iov.iov_len = DEMO_SIZE;
+	if (!reg(d->r, IORING_REGISTER_FILES, files, 1, 0, "REGISTER_FILES") ||
+	    !reg(d->r, IORING_REGISTER_BUFFERS, &iov, 1, 0, "REGISTER_BUFFERS"))
+		return false;
+	d->wr = wl_writer_start(run, "wl-writer");
+	return d->wr != NULL;
+}
+
+/* Wave w's requests: every path, submitted at once; then the writer
+ * answers the pipes and the socket, and everything completes. */
+static bool demo_wave(struct demo *d, unsigned w)
+{
+	enum { SIZE = DEMO_SIZE, PREFILL = DEMO_PREFILL };
+	struct __kernel_timespec t15 = { .tv_nsec = 15000000 };
+	struct wl_ring *r = d->r;
+	struct io_uring_sqe *sqe;
+	unsigned expected = 0, i;
+	int fd = d->fd;
+	char one = '*';
+
+#define D_SQE(prep, fl, res, what, paths)				\
+	do {								\
+		sqe = wl_get_sqe(r);					\
+		if (!sqe)						\
+			return false;					\
+		prep;							\
+		sqe->flags |= (fl);					\
+		wl_mark(wl_file_tag(wl_expect(r, sqe, (res), (what)),	\
+				    demo_file_of(sqe, d->dfd, d->dfile, DEMO_FILES)), (paths)); \
+		expected++;						\
+	} while (0)
+
+	for (i = 0; i < 16; i++)
+		D_SQE(io_uring_prep_nop(sqe), 0, 0, "nop", 0);
+	for (i = 0; i < 4; i++)
+		D_SQE(io_uring_prep_write(sqe, fd, d->wbuf + i * SIZE, SIZE,
+					  (uint64_t)(PREFILL + 4 * w + i) * SIZE),
+		      i == 0 ? IOSQE_ASYNC : 0, SIZE,
+		      i == 0 ? "file write, IOSQE_ASYNC" : "file write",
+		      i == 0 ? 0 : WL_PATH_MAY_IOWQ);
+	for (i = 0; i < 4; i++)
+		D_SQE(io_uring_prep_read(sqe, fd, d->rbuf + i * SIZE, SIZE,
+					 (uint64_t)((w + i) % PREFILL) * SIZE),
+		      i == 0 ? IOSQE_ASYNC : 0, SIZE,
+		      i == 0 ? "file read, IOSQE_ASYNC" : "file read",
+		      i == 0 ? 0 : WL_PATH_MAY_IOWQ);
+	if (w % 2 == 0)
+		D_SQE(io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC), 0, 0,
+		      "fdatasync", WL_PATH_ALWAYS_ASYNC);
+	D_SQE(io_uring_prep_read(sqe, d->pa[0], d->pa_buf, sizeof(d->pa_buf), 0), 0,
+	      sizeof(d->pa_buf), "read of an empty pipe", WL_PATH_POLL_ARMED);
+	D_SQE(io_uring_prep_recv(sqe, d->sp[0], d->sp_buf, sizeof(d->sp_buf), 0), 0,
+	      sizeof(d->sp_buf), "recv on an empty socket", WL_PATH_POLL_ARMED);
+	if (w % 2) {
+		D_SQE(io_uring_prep_nop(sqe), IOSQE_IO_LINK, 0, "chain: nop", 0);
+		D_SQE(io_uring_prep_read(sqe, -1, d->junk, sizeof(d->junk), 0), IOSQE_IO_LINK,
+		      -EBADF, "chain: read of fd -1", 0);
+		D_SQE(io_uring_prep_nop(sqe), IOSQE_IO_LINK, -ECANCELED,
+		      "chain: nop, cancelled", 0);
+		D_SQE(io_uring_prep_nop(sqe), 0, -ECANCELED, "chain: nop, cancelled", 0);
+	} else {
+		D_SQE(io_uring_prep_write_fixed(sqe, 0, d->fixed, SIZE,
+						(uint64_t)(PREFILL + 4 * d->waves + w) * SIZE, 0),
+		      IOSQE_FIXED_FILE | IOSQE_IO_LINK, SIZE,
+		      "chain: write_fixed, file slot 0", WL_PATH_MAY_IOWQ);
+		D_SQE(io_uring_prep_read_fixed(sqe, 0, d->fixed, SIZE,
+					       (uint64_t)(PREFILL + 4 * d->waves + w) * SIZE, 0),
+		      IOSQE_FIXED_FILE, SIZE, "chain: read_fixed of the same block",
+		      WL_PATH_MAY_IOWQ);
+	}
+	/* A LINK_TIMEOUT, not a TIMEOUT: a firing TIMEOUT would end the
+	 * wave's wait early (io_should_wake() watches cq_timeouts). */
+	D_SQE(io_uring_prep_read(sqe, d->pt[0], d->junk, sizeof(d->junk), 0), IOSQE_IO_LINK,
+	      -ECANCELED, "read of a pipe nobody writes, linked timeout",
+	      WL_PATH_POLL_ARMED);
+	D_SQE(io_uring_prep_link_timeout(sqe, &t15, 0), 0, -ETIME,
+	      "linked timeout of 15 ms", 0);
+#undef D_SQE
+	if (!wl_submit(r, 0))
+		return false;
+	{
+		struct wl_write_job jobs[] = {
+			{ 3, d->pa[1], d->pa_data, sizeof(d->pa_data), -1 },
+			{ 2, d->sp[1], d->sp_data, sizeof(d->sp_data), -1 },
+			{ 2, d->pc[1], &one, 1, -1 },
+		};
+
+		wl_writer_kick(d->wr, jobs, 3);
+	}
+	/* Everything of this wave, and the multishot poll's shot. */
+	if (!wl_wait(r, expected + 1))
+		return false;
+	if (read(d->pc[0], d->junk, 1) != 1) {
+		wl_fail(d->run, "pipe read: %s", strerror(errno));
+		return false;
+	}
+	if (memcmp(d->pa_buf, d->pa_data, sizeof(d->pa_buf)) ||
+	    memcmp(d->sp_buf, d->sp_data, sizeof(d->sp_buf)))
+		wl_fail(d->run, "demo wave %u: pipe or socket data differs", w);
+	return true;
+}
+
 void wl_scen_demo(struct wl_run *run)
 {
-	enum { SIZE = 4096, PREFILL = 16 };
 	const struct wl_opts *o = run->opts;
-	unsigned waves = o->count_set ? o->count : 8, w, i;
-	struct __kernel_timespec t15 = { .tv_nsec = 15000000 };
-	int pa[2] = { -1, -1 }, pc[2] = { -1, -1 }, pt[2] = { -1, -1 };
-	int sp[2] = { -1, -1 };
-	unsigned char *wbuf = NULL, *rbuf = NULL, *fixed = NULL, junk[64];
-	char pa_data[32], sp_data[32], pa_buf[32], sp_buf[32], one = '*';
+	struct demo d = {
+		.run = run, .waves = o->count_set ? o->count : 8,
+		.pa = { -1, -1 }, .pc = { -1, -1 }, .pt = { -1, -1 }, .sp = { -1, -1 },
+	};
 	int32_t more_res[WL_MAX_CQES];
 	struct demo_bg bg = { .run = run };
 	struct io_uring_sqe *sqe;
-	struct wl_writer *wr = NULL;
-	struct wl_ring *r = NULL;
 	uint64_t ud_mpoll = 0;
 	pthread_t bg_thread;
 	bool bg_started = false;
-	struct iovec iov;
-	int fd, files[1], err = 0;
-	int dfd[5], dfile[5];
+	unsigned w, i;
 
-	if (waves < 1 || waves > WL_MAX_CQES - 1) {
+	if (d.waves < 1 || d.waves > WL_MAX_CQES - 1) {
 		wl_fail(run, "--count for demo (waves) must be 1..%d", WL_MAX_CQES - 1);
 		return;
 	}
-	wl_param_num(run, "waves", waves);
-	fd = wl_open_scratch_file(run, "demo", PREFILL * SIZE);
-	if (fd < 0)
+	wl_param_num(run, "waves", d.waves);
+	d.fd = wl_open_scratch_file(run, "demo", DEMO_PREFILL * DEMO_SIZE);
+	if (d.fd < 0)
 		return;
-	wbuf = wl_xcalloc(4, SIZE);
-	rbuf = wl_xcalloc(4, SIZE);
-	if (posix_memalign((void **)&fixed, SIZE, SIZE)) {
-		wl_fail(run, "out of memory");
+	if (!demo_setup(&d))
 		goto out;
-	}
-	wl_fill_pattern(fixed, SIZE, o->seed, 11);
-	wl_fill_pattern(wbuf, 4 * SIZE, o->seed, 12);
-	wl_fill_pattern(pa_data, sizeof(pa_data), o->seed, 13);
-	wl_fill_pattern(sp_data, sizeof(sp_data), o->seed, 14);
-	if (!wl_nonblocking_pipe(run, pa) || !wl_nonblocking_pipe(run, pc) ||
-	    !wl_nonblocking_pipe(run, pt))
-		goto out;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
-		wl_fail(run, "socketpair: %s", strerror(errno));
-		goto out;
-	}
-	/* What the converter must name each request's file (by fd and fixed) */
-	dfd[0] = fd, dfd[1] = pa[0], dfd[2] = pc[0], dfd[3] = pt[0], dfd[4] = sp[0];
-	dfile[0] = wl_file_add(run, "demo file", fd);
-	dfile[1] = wl_file_add(run, "pipe a", pa[0]);
-	dfile[2] = wl_file_add(run, "pipe c", pc[0]);
-	dfile[3] = wl_file_add(run, "pipe t", pt[0]);
-	dfile[4] = wl_file_add(run, "socket", sp[0]);
-	if (!wl_ok(run))
-		goto out;
-
-	r = wl_ring_new(run, "demo", 64, NULL, &err);
-	if (!r) {
-		wl_setup_failed(run, "demo", err);
-		goto out;
-	}
-	files[0] = fd;
-	iov.iov_base = fixed;
-	iov.iov_len = SIZE;
-	if (!reg(r, IORING_REGISTER_FILES, files, 1, 0, "REGISTER_FILES") ||
-	    !reg(r, IORING_REGISTER_BUFFERS, &iov, 1, 0, "REGISTER_BUFFERS"))
-		goto out;
-	wr = wl_writer_start(run, "wl-writer");
-	if (!wr)
-		goto out;
-	bg.fd = fd;
-	bg.file = dfile[0];
-	bg.waves = waves;
+	bg.fd = d.fd;
+	bg.file = d.dfile[0];
+	bg.waves = d.waves;
 	if (pthread_create(&bg_thread, NULL, demo_bg_main, &bg)) {
 		wl_fail(run, "cannot start the background thread");
 		goto out;
@@ -652,125 +766,45 @@ void wl_scen_demo(struct wl_run *run)
 	bg_started = true;
 
 	/* One multishot poll for the whole run: one CQE per wave. */
-	for (i = 0; i < waves; i++)
+	for (i = 0; i < d.waves; i++)
 		more_res[i] = POLLIN;
-	sqe = wl_get_sqe(r);
+	sqe = wl_get_sqe(d.r);
 	if (!sqe)
 		goto out;
-	ud_mpoll = wl_next_user_data(r);
-	io_uring_prep_poll_multishot(sqe, pc[0], POLLIN);
-	wl_file_tag(wl_expect_multi(r, sqe, more_res, waves, -ECANCELED,
-				    "multishot poll, one shot per wave"), dfile[2]);
-	if (!wl_submit(r, 0))
+	ud_mpoll = wl_next_user_data(d.r);
+	io_uring_prep_poll_multishot(sqe, d.pc[0], POLLIN);
+	wl_file_tag(wl_expect_multi(d.r, sqe, more_res, d.waves, -ECANCELED,
+				    "multishot poll, one shot per wave"), d.dfile[2]);
+	if (!wl_submit(d.r, 0))
 		goto out;
-
-	for (w = 0; w < waves && wl_ok(run); w++) {
-		unsigned expected = 0;
-
-#define D_SQE(prep, fl, res, what, paths)				\
-		do {							\
-			sqe = wl_get_sqe(r);				\
-			if (!sqe)					\
-				goto out;				\
-			prep;						\
-			sqe->flags |= (fl);				\
-			wl_mark(wl_file_tag(wl_expect(r, sqe, (res), (what)), \
-					    demo_file_of(sqe, dfd, dfile, 5)), (paths)); \
-			expected++;					\
-		} while (0)
-
-		for (i = 0; i < 16; i++)
-			D_SQE(io_uring_prep_nop(sqe), 0, 0, "nop", 0);
-		for (i = 0; i < 4; i++)
-			D_SQE(io_uring_prep_write(sqe, fd, wbuf + i * SIZE, SIZE,
-						  (uint64_t)(PREFILL + 4 * w + i) * SIZE),
-			      i == 0 ? IOSQE_ASYNC : 0, SIZE,
-			      i == 0 ? "file write, IOSQE_ASYNC" : "file write",
-			      i == 0 ? 0 : WL_PATH_MAY_IOWQ);
-		for (i = 0; i < 4; i++)
-			D_SQE(io_uring_prep_read(sqe, fd, rbuf + i * SIZE, SIZE,
-						 (uint64_t)((w + i) % PREFILL) * SIZE),
-			      i == 0 ? IOSQE_ASYNC : 0, SIZE,
-			      i == 0 ? "file read, IOSQE_ASYNC" : "file read",
-			      i == 0 ? 0 : WL_PATH_MAY_IOWQ);
-		if (w % 2 == 0)
-			D_SQE(io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC), 0, 0,
-			      "fdatasync", WL_PATH_ALWAYS_ASYNC);
-		D_SQE(io_uring_prep_read(sqe, pa[0], pa_buf, sizeof(pa_buf), 0), 0,
-		      sizeof(pa_buf), "read of an empty pipe", WL_PATH_POLL_ARMED);
-		D_SQE(io_uring_prep_recv(sqe, sp[0], sp_buf, sizeof(sp_buf), 0), 0,
-		      sizeof(sp_buf), "recv on an empty socket", WL_PATH_POLL_ARMED);
-		if (w % 2) {
-			D_SQE(io_uring_prep_nop(sqe), IOSQE_IO_LINK, 0, "chain: nop", 0);
-			D_SQE(io_uring_prep_read(sqe, -1, junk, sizeof(junk), 0), IOSQE_IO_LINK,
-			      -EBADF, "chain: read of fd -1", 0);
-			D_SQE(io_uring_prep_nop(sqe), IOSQE_IO_LINK, -ECANCELED,
-			      "chain: nop, cancelled", 0);
-			D_SQE(io_uring_prep_nop(sqe), 0, -ECANCELED, "chain: nop, cancelled", 0);
-		} else {
-			D_SQE(io_uring_prep_write_fixed(sqe, 0, fixed, SIZE,
-							(uint64_t)(PREFILL + 4 * waves + w) * SIZE, 0),
-			      IOSQE_FIXED_FILE | IOSQE_IO_LINK, SIZE,
-			      "chain: write_fixed, file slot 0", WL_PATH_MAY_IOWQ);
-			D_SQE(io_uring_prep_read_fixed(sqe, 0, fixed, SIZE,
-						       (uint64_t)(PREFILL + 4 * waves + w) * SIZE, 0),
-			      IOSQE_FIXED_FILE, SIZE, "chain: read_fixed of the same block",
-			      WL_PATH_MAY_IOWQ);
-		}
-		/* A LINK_TIMEOUT, not a TIMEOUT: a firing TIMEOUT would end the
-		 * wave's wait early (io_should_wake() watches cq_timeouts). */
-		D_SQE(io_uring_prep_read(sqe, pt[0], junk, sizeof(junk), 0), IOSQE_IO_LINK,
-		      -ECANCELED, "read of a pipe nobody writes, linked timeout",
-		      WL_PATH_POLL_ARMED);
-		D_SQE(io_uring_prep_link_timeout(sqe, &t15, 0), 0, -ETIME,
-		      "linked timeout of 15 ms", 0);
-#undef D_SQE
-		if (!wl_submit(r, 0))
+	for (w = 0; w < d.waves && wl_ok(run); w++) {
+		if (!demo_wave(&d, w))
 			goto out;
-		{
-			struct wl_write_job jobs[] = {
-				{ 3, pa[1], pa_data, sizeof(pa_data), -1 },
-				{ 2, sp[1], sp_data, sizeof(sp_data), -1 },
-				{ 2, pc[1], &one, 1, -1 },
-			};
-
-			wl_writer_kick(wr, jobs, 3);
-		}
-		/* Everything of this wave, and the multishot poll's shot. */
-		if (!wl_wait(r, expected + 1))
-			goto out;
-		if (read(pc[0], junk, 1) != 1) {
-			wl_fail(run, "pipe read: %s", strerror(errno));
-			goto out;
-		}
-		if (memcmp(pa_buf, pa_data, sizeof(pa_buf)) ||
-		    memcmp(sp_buf, sp_data, sizeof(sp_buf)))
-			wl_fail(run, "demo wave %u: pipe or socket data differs", w);
 		wl_sleep_ms(35);
 	}
-	sqe = wl_get_sqe(r);
+	sqe = wl_get_sqe(d.r);
 	if (!sqe)
 		goto out;
 	io_uring_prep_poll_remove(sqe, ud_mpoll);
-	wl_expect(r, sqe, 0, "remove the multishot poll");
-	if (!wl_submit(r, 2))
+	wl_expect(d.r, sqe, 0, "remove the multishot poll");
+	if (!wl_submit(d.r, 2))
 		goto out;
-	if (!reg(r, IORING_UNREGISTER_BUFFERS, NULL, 0, 0, "UNREGISTER_BUFFERS") ||
-	    !reg(r, IORING_UNREGISTER_FILES, NULL, 0, 0, "UNREGISTER_FILES"))
+	if (!reg(d.r, IORING_UNREGISTER_BUFFERS, NULL, 0, 0, "UNREGISTER_BUFFERS") ||
+	    !reg(d.r, IORING_UNREGISTER_FILES, NULL, 0, 0, "UNREGISTER_FILES"))
 		goto out;
 	wl_note(run, "demo: buffered file I/O without IOSQE_ASYNC may or may not be punted to io-wq; the pipe/socket writes come from the writer thread a few ms after each wave is submitted");
 out:
 	if (bg_started)
 		pthread_join(bg_thread, NULL);
-	wl_writer_stop(wr);
-	if (r)
-		wl_ring_close(r);
-	close(fd);
-	close_pair(pa);
-	close_pair(pc);
-	close_pair(pt);
-	close_pair(sp);
-	free(wbuf);
-	free(rbuf);
-	free(fixed);
+	wl_writer_stop(d.wr);
+	if (d.r)
+		wl_ring_close(d.r);
+	close(d.fd);
+	close_pair(d.pa);
+	close_pair(d.pc);
+	close_pair(d.pt);
+	close_pair(d.sp);
+	free(d.wbuf);
+	free(d.rbuf);
+	free(d.fixed);
 }
