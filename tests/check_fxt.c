@@ -231,21 +231,10 @@ static void write_scenario(struct fxt_writer *w)
 
 /* ------------------------------------------------------------ writer */
 
-START_TEST(test_roundtrip_every_builder)
+/* The roundtrip: magic, ticks, record counts, references. */
+static void check_framing(const struct fxtr_model *m)
 {
-	struct membuf mb;
-	struct fxt_writer *w = mem_writer(&mb);
-	struct fxtr_model *m;
 	const struct fxtr_record *r;
-	const struct fxtr_slice *enter, *submit, *io_wq, *cqe, *all;
-	const struct fxtr_flow *flow;
-	const struct fxtr_counter *ctr;
-	const struct fxtr_async *as;
-	const struct fxtr_arg *a;
-
-	write_scenario(w);
-	m = close_and_read(w, &mb);
-	assert_clean(m);
 
 	/* framing: magic, then 1e9 ticks per second */
 	ck_assert_uint_eq(m->records[0].type, FXTR_REC_METADATA);
@@ -272,6 +261,13 @@ START_TEST(test_roundtrip_every_builder)
 			ck_assert_uint_eq(r->name_ref & 0x8000, 0);
 		}
 	}
+}
+
+/* The roundtrip: process and thread names, and their kernel objects. */
+static void check_names(const struct fxtr_model *m)
+{
+	const struct fxtr_record *r;
+	const struct fxtr_arg *a;
 
 	/* names */
 	ck_assert_str_eq(fxtr_find_process(m, PID)->name, "fio");
@@ -291,6 +287,14 @@ START_TEST(test_roundtrip_every_builder)
 			ck_assert_str_eq(arg_of(r, "kind", FXTR_ARG_STRING)->str,
 					 "io-wq worker");
 	}
+}
+
+/* The roundtrip: the complete event, the slices and the flow. */
+static void check_slices(const struct fxtr_model *m)
+{
+	const struct fxtr_slice *enter, *submit, *io_wq, *cqe, *all;
+	const struct fxtr_record *r;
+	const struct fxtr_flow *flow;
 
 	/* the complete event, field by field */
 	r = find_event(m, FXTR_EV_COMPLETE, "io_uring_enter", 0);
@@ -345,6 +349,14 @@ START_TEST(test_roundtrip_every_builder)
 	ck_assert_ptr_eq(&m->slices[flow->points[2].slice], cqe);
 	ck_assert_int_eq(flow->points[1].type, FXTR_EV_FLOW_STEP);
 	ck_assert_uint_eq(m->arrows, 2);
+}
+
+/* The roundtrip: counters, async events and scheduling records. */
+static void check_counters_async(const struct fxtr_model *m)
+{
+	const struct fxtr_counter *ctr;
+	const struct fxtr_record *r;
+	const struct fxtr_async *as;
 
 	/* counters: "<name>:<arg>:<id>" per process */
 	ck_assert_uint_eq(m->ncounters, 3);
@@ -393,6 +405,12 @@ START_TEST(test_roundtrip_every_builder)
 						FXTR_ARG_INT32)->i, 120);
 		}
 	}
+}
+
+/* The roundtrip: every argument type with an edge value. */
+static void check_all_args(const struct fxtr_model *m)
+{
+	const struct fxtr_record *r;
 
 	/* every argument type with an edge value */
 	r = find_event(m, FXTR_EV_INSTANT, "all args", 0);
@@ -418,6 +436,22 @@ START_TEST(test_roundtrip_every_builder)
 				   r->args[i].type <= FXTR_ARG_DOUBLE) ||
 				  r->args[i].type == FXTR_ARG_POINTER ||
 				  r->args[i].type == FXTR_ARG_KOID ? 2 : 1);
+}
+
+START_TEST(test_roundtrip_every_builder)
+{
+	struct membuf mb;
+	struct fxt_writer *w = mem_writer(&mb);
+	struct fxtr_model *m;
+
+	write_scenario(w);
+	m = close_and_read(w, &mb);
+	assert_clean(m);
+	check_framing(m);
+	check_names(m);
+	check_slices(m);
+	check_counters_async(m);
+	check_all_args(m);
 	fxtr_free(m);
 	free(mb.data);
 }
