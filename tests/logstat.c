@@ -977,6 +977,120 @@ static void usage(void)
 		"       logstat --dump LOG\n");
 }
 
+/* How reading stopped, and the log's END frame. */
+static void write_stop(struct json_out *o, struct log_reader *r, const struct stats *s)
+{
+	const char *stop_msg = NULL;
+	uint64_t stop_offset = 0;
+	enum log_stop stop = log_reader_stop(r, &stop_msg, &stop_offset);
+
+	json_key(o, "stop");
+	json_obj_begin(o);
+	json_kv_str(o, "reader", log_stop_name(stop));
+	json_kv_str(o, "message", stop_msg ? stop_msg : "");
+	json_kv_u64(o, "offset", stop_offset);
+	json_key(o, "end");
+	if (s->have_end)
+		copy_json(o, &s->end.root);
+	else
+		json_null(o);
+	json_obj_end(o);
+	json_kv_u64(o, "payload_errors", s->payload_errors);
+}
+
+/* Frames and records by type, and records by type and thread. */
+static void write_records(struct json_out *o, const struct stats *s)
+{
+	json_key(o, "frames");
+	json_obj_begin(o);
+	for (unsigned t = 1; t < 16; t++)
+		if (s->frames[t])
+			json_kv_u64(o, log_frame_type_name(t), s->frames[t]);
+	json_obj_end(o);
+
+	json_key(o, "records");
+	json_obj_begin(o);
+	for (unsigned t = 1; t < MAX_TYPES; t++)
+		if (s->records[t])
+			json_kv_u64(o, ev_type_name(t), s->records[t]);
+	json_obj_end(o);
+	json_kv_u64(o, "folded_completions", s->folded);
+	json_kv_u64(o, "unknown_records", s->unknown_records);
+	json_kv_u64(o, "tasks_frame_records", s->tasks_frame_records);
+	json_kv_u64(o, "first_ts", s->first_ts);
+	json_kv_u64(o, "last_ts", s->last_ts);
+
+	json_key(o, "records_by_tid");
+	json_obj_begin(o);
+	for (unsigned t = 1; t < MAX_TYPES; t++) {
+		if (!s->records[t])
+			continue;
+		json_key(o, ev_type_name(t));
+		json_obj_begin(o);
+		for (size_t i = 0; i < s->ntids; i++) {
+			char key[16];
+
+			if (!s->tids[i].count[t])
+				continue;
+			snprintf(key, sizeof(key), "%u", s->tids[i].tid);
+			json_kv_u64(o, key, s->tids[i].count[t]);
+		}
+		json_obj_end(o);
+	}
+	json_obj_end(o);
+}
+
+/* Submissions by opcode and flag, failures and io-wq queueing by opcode. */
+static void write_submits(struct json_out *o, const struct stats *s)
+{
+	write_op_counts(o, "submits_by_opcode", s->submits_by_op);
+	json_kv_u64(o, "submits_sqe_valid", s->sqe_valid);
+	json_key(o, "submit_flags");
+	json_obj_begin(o);
+	{
+		static const char *const names[16] = {
+			"SQ_THREAD", "SQE_VALID", "FORCE_NONBLOCK", "RING_VALID", "RING_STATE_VALID",
+			"HASHED", "LOOPS_VALID", "CQE_DROPPED", "LOSS_USER", "LOSS_AT_STOP",
+			"PARAMS_VALID", "REGISTERED_RING", "WORK_REQ_UNKNOWN", "13", "14", "15",
+		};
+
+		for (int b = 0; b < 16; b++)
+			if (s->submit_flags[b])
+				json_kv_u64(o, names[b], s->submit_flags[b]);
+	}
+	json_obj_end(o);
+	write_op_counts(o, "req_failed_by_opcode", s->failed_by_op);
+	write_op_counts(o, "queue_async_by_opcode", s->async_by_op);
+}
+
+/* What the tests read of the log's metadata. */
+static void write_meta(struct json_out *o, const struct log_info *info)
+{
+	json_key(o, "meta");
+	json_obj_begin(o);
+	copy_member(o, info->meta, "host");
+	copy_member(o, info->meta, "probes");
+	copy_member(o, info->meta, "io_wq_tracking");
+	copy_member(o, info->meta, "syscall_tracking");
+	copy_member(o, info->meta, "rings_resolved");
+	copy_member(o, info->meta, "pointers");
+	copy_member(o, info->meta, "filters");
+	copy_member(o, info->meta, "options");
+	json_key(o, "tracepoints");
+	{
+		const struct json_value *tps = json_get(info->meta, "tracepoints");
+
+		json_arr_begin(o);
+		for (size_t i = 0; tps && tps->type == JSON_OBJECT && i < tps->len; i++)
+			json_str(o, tps->keys[i]);
+		json_arr_end(o);
+	}
+	copy_member(o, info->meta, "tracepoints_unavailable");
+	json_key(o, "opcodes_source");
+	json_str(o, json_get_str(json_get(info->meta, "opcodes"), "source", ""));
+	json_obj_end(o);
+}
+
 int main(int argc, char **argv)
 {
 	struct stats s = { .keep_requests = true };
@@ -984,10 +1098,8 @@ int main(int argc, char **argv)
 	struct log_reader *r;
 	struct json_out o;
 	char msg[LOG_MSG_LEN];
-	const char *path = NULL, *stop_msg = NULL;
+	const char *path = NULL;
 	size_t max_calls = 1000, len;
-	uint64_t stop_offset = 0;
-	enum log_stop stop;
 	char *text;
 	int ret;
 
@@ -1029,81 +1141,13 @@ int main(int argc, char **argv)
 			json_doc_free(&s.stats_doc);
 		return s.payload_errors ? 1 : 0;
 	}
-	stop = log_reader_stop(r, &stop_msg, &stop_offset);
-
 	json_out_init(&o, true);
 	json_obj_begin(&o);
 	json_kv_str(&o, "file", path);
 	json_kv_str(&o, "recording_id", info->recording_id_str);
-	json_key(&o, "stop");
-	json_obj_begin(&o);
-	json_kv_str(&o, "reader", log_stop_name(stop));
-	json_kv_str(&o, "message", stop_msg ? stop_msg : "");
-	json_kv_u64(&o, "offset", stop_offset);
-	json_key(&o, "end");
-	if (s.have_end)
-		copy_json(&o, &s.end.root);
-	else
-		json_null(&o);
-	json_obj_end(&o);
-	json_kv_u64(&o, "payload_errors", s.payload_errors);
-
-	json_key(&o, "frames");
-	json_obj_begin(&o);
-	for (unsigned t = 1; t < 16; t++)
-		if (s.frames[t])
-			json_kv_u64(&o, log_frame_type_name(t), s.frames[t]);
-	json_obj_end(&o);
-
-	json_key(&o, "records");
-	json_obj_begin(&o);
-	for (unsigned t = 1; t < MAX_TYPES; t++)
-		if (s.records[t])
-			json_kv_u64(&o, ev_type_name(t), s.records[t]);
-	json_obj_end(&o);
-	json_kv_u64(&o, "folded_completions", s.folded);
-	json_kv_u64(&o, "unknown_records", s.unknown_records);
-	json_kv_u64(&o, "tasks_frame_records", s.tasks_frame_records);
-	json_kv_u64(&o, "first_ts", s.first_ts);
-	json_kv_u64(&o, "last_ts", s.last_ts);
-
-	json_key(&o, "records_by_tid");
-	json_obj_begin(&o);
-	for (unsigned t = 1; t < MAX_TYPES; t++) {
-		if (!s.records[t])
-			continue;
-		json_key(&o, ev_type_name(t));
-		json_obj_begin(&o);
-		for (size_t i = 0; i < s.ntids; i++) {
-			char key[16];
-
-			if (!s.tids[i].count[t])
-				continue;
-			snprintf(key, sizeof(key), "%u", s.tids[i].tid);
-			json_kv_u64(&o, key, s.tids[i].count[t]);
-		}
-		json_obj_end(&o);
-	}
-	json_obj_end(&o);
-
-	write_op_counts(&o, "submits_by_opcode", s.submits_by_op);
-	json_kv_u64(&o, "submits_sqe_valid", s.sqe_valid);
-	json_key(&o, "submit_flags");
-	json_obj_begin(&o);
-	{
-		static const char *const names[16] = {
-			"SQ_THREAD", "SQE_VALID", "FORCE_NONBLOCK", "RING_VALID", "RING_STATE_VALID",
-			"HASHED", "LOOPS_VALID", "CQE_DROPPED", "LOSS_USER", "LOSS_AT_STOP",
-			"PARAMS_VALID", "REGISTERED_RING", "WORK_REQ_UNKNOWN", "13", "14", "15",
-		};
-
-		for (int b = 0; b < 16; b++)
-			if (s.submit_flags[b])
-				json_kv_u64(&o, names[b], s.submit_flags[b]);
-	}
-	json_obj_end(&o);
-	write_op_counts(&o, "req_failed_by_opcode", s.failed_by_op);
-	write_op_counts(&o, "queue_async_by_opcode", s.async_by_op);
+	write_stop(&o, r, &s);
+	write_records(&o, &s);
+	write_submits(&o, &s);
 	if (s.keep_requests)
 		write_requests(&o, &s);
 	write_ids(&o, &s.ids);
@@ -1111,29 +1155,7 @@ int main(int argc, char **argv)
 	write_tasks(&o, &s);
 	write_losses(&o, &s);
 
-	json_key(&o, "meta");
-	json_obj_begin(&o);
-	copy_member(&o, info->meta, "host");
-	copy_member(&o, info->meta, "probes");
-	copy_member(&o, info->meta, "io_wq_tracking");
-	copy_member(&o, info->meta, "syscall_tracking");
-	copy_member(&o, info->meta, "rings_resolved");
-	copy_member(&o, info->meta, "pointers");
-	copy_member(&o, info->meta, "filters");
-	copy_member(&o, info->meta, "options");
-	json_key(&o, "tracepoints");
-	{
-		const struct json_value *tps = json_get(info->meta, "tracepoints");
-
-		json_arr_begin(&o);
-		for (size_t i = 0; tps && tps->type == JSON_OBJECT && i < tps->len; i++)
-			json_str(&o, tps->keys[i]);
-		json_arr_end(&o);
-	}
-	copy_member(&o, info->meta, "tracepoints_unavailable");
-	json_key(&o, "opcodes_source");
-	json_str(&o, json_get_str(json_get(info->meta, "opcodes"), "source", ""));
-	json_obj_end(&o);
+	write_meta(&o, info);
 	json_key(&o, "stats");
 	if (s.have_stats)
 		copy_json(&o, &s.stats_doc.root);
