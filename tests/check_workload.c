@@ -213,37 +213,17 @@ static const struct json_value *find_ring(const struct json_value *doc, const ch
 	return NULL;
 }
 
-/* Everything a scenario document promises about itself. */
-static void check_scenario_doc(const struct json_value *d, const char *name)
+/* A scenario's rings, and what they add up to. */
+struct ring_sums {
+	uint64_t cqes, enters, regs, sqpoll_submitted;
+};
+
+static struct ring_sums check_doc_rings(const struct json_value *d)
 {
-	const struct json_value *rings, *tids, *calls, *paths, *links, *list, *v;
-	uint64_t seq_prev, ring_cqes = 0, ring_enters = 0, ring_regs = 0;
-	uint64_t submitted_by_enter = 0, to_submit = 0, sqpoll_submitted = 0;
-	uint64_t sum_tid = 0;
-	struct totals t;
-	bool listed;
-	size_t i, j;
+	const struct json_value *rings = get(d, "rings", JSON_ARRAY);
+	struct ring_sums sum = { 0 };
 
-	ck_assert_str_eq(str(d, "scenario"), name);
-	ck_assert_str_eq(str(d, "status"), "ok");
-	ck_assert_int_eq(i64(d, "exit_status"), 0);
-	ck_assert_uint_eq(get(d, "errors", JSON_ARRAY)->len, 0);
-	get(d, "params", JSON_OBJECT);
-	v = get(d, "time", JSON_OBJECT);
-	ck_assert_str_eq(str(v, "clock"), "CLOCK_BOOTTIME");
-	ck_assert_uint_ge(u64(v, "end_ns"), u64(v, "start_ns"));
-
-	tids = get(d, "tids", JSON_ARRAY);
-	ck_assert_uint_ge(tids->len, 1);
-	ck_assert_str_eq(str(&tids->items[0], "role"), "main");
-	for (i = 0; i < tids->len; i++) {
-		ck_assert_int_gt(i64(&tids->items[i], "tid"), 0);
-		str(&tids->items[i], "comm");
-	}
-
-	t = check_requests(get(d, "requests", JSON_OBJECT));
-	rings = get(d, "rings", JSON_ARRAY);
-	for (i = 0; i < rings->len; i++) {
+	for (size_t i = 0; i < rings->len; i++) {
 		const struct json_value *r = &rings->items[i];
 		struct totals rt = check_requests(get(r, "requests", JSON_OBJECT));
 		char comm[32];
@@ -258,53 +238,35 @@ static void check_scenario_doc(const struct json_value *d, const char *name)
 		if (get(r, "sqpoll", JSON_BOOL)->boolean) {
 			ck_assert_int_eq(i64(r, "submitter_tid"), i64(r, "sq_thread_tid"));
 			ck_assert(!strncmp(str(r, "sq_thread_comm"), "iou-sqp-", 8));
-			sqpoll_submitted += rt.submitted;
+			sum.sqpoll_submitted += rt.submitted;
 		} else {
 			ck_assert_int_eq(i64(r, "submitter_tid"), i64(r, "tid"));
 		}
 		/* user_data encodes the ring's position */
 		ck_assert_uint_eq(u64(r, "user_data_base") % 1000000000ULL / 1000000ULL, i);
-		ring_cqes += u64(r, "cqes");
-		ring_enters += u64(r, "enter_calls");
-		ring_regs += u64(r, "register_calls");
+		sum.cqes += u64(r, "cqes");
+		sum.enters += u64(r, "enter_calls");
+		sum.regs += u64(r, "register_calls");
 	}
-	v = get(d, "cqes", JSON_OBJECT);
-	ck_assert_uint_eq(u64(v, "total"), ring_cqes);
-	ck_assert_uint_eq(u64(v, "total"), t.cqes + u64(v, "aux"));
-	ck_assert_uint_eq(u64(v, "more"), t.more);
-	ck_assert_uint_eq(get(d, "aux_cqes", JSON_ARRAY)->len, u64(v, "aux"));
+	return sum;
+}
 
-	/* Calls: counts add up; seq grows; enter returns add up to what the
-	 * requests say was submitted (SQPOLL rings submit without enter). */
-	v = get(d, "enter_calls", JSON_OBJECT);
-	ck_assert_uint_eq(u64(v, "count"), ring_enters);
-	listed = get(v, "calls_listed", JSON_BOOL)->boolean;
+/*
+ * io_uring_enter calls: counts add up; seq grows; enter returns add up to
+ * what the requests say was submitted (SQPOLL rings submit without enter).
+ */
+static void check_doc_enters(const struct json_value *d, uint64_t count, uint64_t submitted)
+{
+	const struct json_value *v = get(d, "enter_calls", JSON_OBJECT), *calls;
+	uint64_t seq_prev = 0, to_submit = 0, submitted_by_enter = 0, sum_tid = 0;
+	size_t i;
+
+	ck_assert_uint_eq(u64(v, "count"), count);
 	for (i = 0; i < get(v, "by_tid", JSON_OBJECT)->len; i++)
 		sum_tid += item_u64(&get(v, "by_tid", JSON_OBJECT)->items[i]);
 	ck_assert_uint_eq(sum_tid, u64(v, "count"));
-	ck_assert_uint_eq(u64(v, "submitted"), t.submitted - sqpoll_submitted);
-	if (listed) {
-		calls = get(v, "calls", JSON_ARRAY);
-		ck_assert_uint_eq(calls->len, u64(v, "count"));
-		seq_prev = 0;
-		for (i = 0; i < calls->len; i++) {
-			const struct json_value *c = &calls->items[i];
-			int64_t ret = i64(c, "ret");
-
-			ck_assert_uint_gt(u64(c, "seq"), seq_prev);
-			seq_prev = u64(c, "seq");
-			ck_assert_ptr_nonnull(find_ring(d, str(c, "ring")));
-			to_submit += u64(c, "to_submit");
-			if (u64(c, "to_submit"))
-				submitted_by_enter += (uint64_t)ret;
-			ck_assert_int_ge(ret, 0);
-			if (u64(c, "flags") & ENTER_REGISTERED_RING)
-				ck_assert_int_eq(i64(c, "fd"),
-						 i64(find_ring(d, str(c, "ring")), "registered_index"));
-		}
-		ck_assert_uint_eq(to_submit, u64(v, "to_submit"));
-		ck_assert_uint_eq(submitted_by_enter, u64(v, "submitted"));
-	} else {
+	ck_assert_uint_eq(u64(v, "submitted"), submitted);
+	if (!get(v, "calls_listed", JSON_BOOL)->boolean) {
 		const struct json_value *h = get(v, "to_submit_hist", JSON_OBJECT);
 		uint64_t n = 0, sub = 0;
 
@@ -314,20 +276,41 @@ static void check_scenario_doc(const struct json_value *d, const char *name)
 		}
 		ck_assert_uint_eq(n, u64(v, "count"));
 		ck_assert_uint_eq(sub, u64(v, "to_submit"));
+		return;
 	}
-	v = get(d, "register_calls", JSON_OBJECT);
-	ck_assert_uint_eq(u64(v, "count"), ring_regs);
-	ck_assert_uint_eq(get(v, "calls", JSON_ARRAY)->len, ring_regs);
-	v = get(d, "setup_calls", JSON_OBJECT);
-	ck_assert_uint_eq(u64(v, "count"), rings->len + u64(v, "failed"));
+	calls = get(v, "calls", JSON_ARRAY);
+	ck_assert_uint_eq(calls->len, u64(v, "count"));
+	for (i = 0; i < calls->len; i++) {
+		const struct json_value *c = &calls->items[i];
+		int64_t ret = i64(c, "ret");
 
-	/* Every promised path, link and order names a listed request. */
+		ck_assert_uint_gt(u64(c, "seq"), seq_prev);
+		seq_prev = u64(c, "seq");
+		ck_assert_ptr_nonnull(find_ring(d, str(c, "ring")));
+		to_submit += u64(c, "to_submit");
+		if (u64(c, "to_submit"))
+			submitted_by_enter += (uint64_t)ret;
+		ck_assert_int_ge(ret, 0);
+		if (u64(c, "flags") & ENTER_REGISTERED_RING)
+			ck_assert_int_eq(i64(c, "fd"),
+					 i64(find_ring(d, str(c, "ring")), "registered_index"));
+	}
+	ck_assert_uint_eq(to_submit, u64(v, "to_submit"));
+	ck_assert_uint_eq(submitted_by_enter, u64(v, "submitted"));
+}
+
+/* Every promised path, link and order names a listed request. */
+static void check_doc_promises(const struct json_value *d, uint64_t submitted)
+{
+	const struct json_value *paths, *links, *list;
+	size_t i, j;
+
 	if (!json_get(d, "request_list")) {
 		get(d, "storm", JSON_OBJECT);
-		goto may_choose;
+		return;
 	}
 	list = get(d, "request_list", JSON_ARRAY);
-	ck_assert_uint_eq(list->len, t.submitted);
+	ck_assert_uint_eq(list->len, submitted);
 	for (i = 0; i < list->len; i++) {
 		const struct json_value *q = &list->items[i];
 		const struct json_value *r = find_ring(d, str(q, "ring"));
@@ -385,7 +368,47 @@ static void check_scenario_doc(const struct json_value *d, const char *name)
 	for (i = 0; i < get(d, "order", JSON_ARRAY)->len; i++)
 		ck_assert_ptr_nonnull(find_request(d, u64(&get(d, "order", JSON_ARRAY)->items[i],
 							  "user_data")));
-may_choose:
+}
+
+/* Everything a scenario document promises about itself. */
+static void check_scenario_doc(const struct json_value *d, const char *name)
+{
+	const struct json_value *tids, *v;
+	struct ring_sums rs;
+	struct totals t;
+	size_t i;
+
+	ck_assert_str_eq(str(d, "scenario"), name);
+	ck_assert_str_eq(str(d, "status"), "ok");
+	ck_assert_int_eq(i64(d, "exit_status"), 0);
+	ck_assert_uint_eq(get(d, "errors", JSON_ARRAY)->len, 0);
+	get(d, "params", JSON_OBJECT);
+	v = get(d, "time", JSON_OBJECT);
+	ck_assert_str_eq(str(v, "clock"), "CLOCK_BOOTTIME");
+	ck_assert_uint_ge(u64(v, "end_ns"), u64(v, "start_ns"));
+
+	tids = get(d, "tids", JSON_ARRAY);
+	ck_assert_uint_ge(tids->len, 1);
+	ck_assert_str_eq(str(&tids->items[0], "role"), "main");
+	for (i = 0; i < tids->len; i++) {
+		ck_assert_int_gt(i64(&tids->items[i], "tid"), 0);
+		str(&tids->items[i], "comm");
+	}
+
+	t = check_requests(get(d, "requests", JSON_OBJECT));
+	rs = check_doc_rings(d);
+	v = get(d, "cqes", JSON_OBJECT);
+	ck_assert_uint_eq(u64(v, "total"), rs.cqes);
+	ck_assert_uint_eq(u64(v, "total"), t.cqes + u64(v, "aux"));
+	ck_assert_uint_eq(u64(v, "more"), t.more);
+	ck_assert_uint_eq(get(d, "aux_cqes", JSON_ARRAY)->len, u64(v, "aux"));
+	check_doc_enters(d, rs.enters, t.submitted - rs.sqpoll_submitted);
+	v = get(d, "register_calls", JSON_OBJECT);
+	ck_assert_uint_eq(u64(v, "count"), rs.regs);
+	ck_assert_uint_eq(get(v, "calls", JSON_ARRAY)->len, rs.regs);
+	v = get(d, "setup_calls", JSON_OBJECT);
+	ck_assert_uint_eq(u64(v, "count"), get(d, "rings", JSON_ARRAY)->len + u64(v, "failed"));
+	check_doc_promises(d, t.submitted);
 	v = get(d, "kernel_may_choose", JSON_OBJECT);
 	get(v, "notes", JSON_ARRAY);
 	get(v, "io_threads_seen", JSON_ARRAY);
