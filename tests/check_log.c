@@ -220,83 +220,160 @@ enum { ENC_PACKED, ENC_COLUMNS, ENC_ROWS, ENC_N };
  * regular stream of events takes less than half the bytes of rows, and
  * packed no more than columns.
  */
+/* Values at the edges of each column's encoding. */
+static const uint64_t odd_ts[] = {
+	5, 3, 3, UINT64_MAX - 7, 0, 1ull << 63, 2000000000ull,
+};
+static const uint64_t odd_u64[] = {
+	0, UINT64_MAX, 1ull << 63, 1, (1ull << 63) - 1, 127, 128, 1ull << 56,
+};
+static const int32_t odd_s32[] = {
+	INT32_MIN, INT32_MAX, 0, -1, 64, -65, INT32_MIN + 1, 1 << 27,
+};
+#define NODD (sizeof(odd_ts) / sizeof(odd_ts[0]))
+#define NEXTREME (sizeof(odd_u64) / sizeof(odd_u64[0]))
+
+/* The odd values on CPU 0, then a regular stream of reads on CPU 1, in
+ * encoding e. */
+static void write_encoded_log(const char *path, int e)
+{
+	struct synth_options opt = {
+		.ncpus = 2, .plain_events = e == ENC_ROWS, .fixed_columns = e == ENC_COLUMNS,
+	};
+	struct synth_log *s = synth_log_create(path, &opt);
+
+	for (size_t i = 0; i < NODD; i++) {
+		struct ev_complete c = {
+			SYNTH_HDR(EV_COMPLETE, odd_ts[i], 7, 7), .res = (int32_t)i,
+			.ring = 0x1111, .req = 0x2000 + i,
+		};
+
+		SYNTH_EMIT(s, 0, c);
+	}
+	for (size_t i = 0; i < NEXTREME; i++) {
+		struct ev_complete c = {
+			SYNTH_HDR(EV_COMPLETE, 2000000000ull + i, (uint32_t)odd_s32[i], 7),
+			.res = odd_s32[i], .ring = odd_u64[i], .req = ~odd_u64[i],
+			.user_data = odd_u64[NEXTREME - 1 - i], .cflags = (uint32_t)odd_s32[i],
+		};
+
+		SYNTH_EMIT(s, 0, c);
+	}
+	synth_flush(s);
+	for (unsigned i = 0; i < 20000; i++) {
+		uint64_t ts = 3000000000ull + i * 211 + (i * 7919) % 97;
+		struct ev_submit sub = {
+			SYNTH_HDR(EV_SUBMIT, ts, 8, 8),
+			.opcode = 22, .ring = 0x1111, .req = 0x2000 + i % 32,
+			.off = (i * 2654435761u) % 262144 * 4096,
+		};
+		struct ev_complete comp = {
+			SYNTH_HDR(EV_COMPLETE, ts + 50, 8, 8), .res = 4096,
+			.ring = 0x1111, .req = 0x2000 + (i + 7) % 32,
+		};
+		struct ev_enter_begin eb = {
+			SYNTH_HDR(EV_ENTER_BEGIN, ts - 20, 8, 8), .fd = 3,
+			.ring = 0x1111, .to_submit = 1,
+			.sq_head = i - 3, .sq_tail = i, .cq_head = 0xfffffff0u + i,
+			.cq_tail = 0xfffffff4u + i,
+		};
+
+		SYNTH_EMIT(s, 1, eb);
+		SYNTH_EMIT(s, 1, sub);
+		if (i % 3)
+			SYNTH_EMIT(s, 1, comp);
+	}
+	synth_flush(s);
+	synth_finish(s, "test");
+}
+
+/* The odd values read back from CPU 0's frames, and the flags the
+ * reader sets. */
+static void check_odd_values(const char *path, int e)
+{
+	struct log_reader *r;
+	struct log_frame f;
+	char msg[LOG_MSG_LEN];
+	size_t i = 0;
+
+	ck_assert_int_eq(log_reader_open(&r, path, msg, sizeof(msg)), 0);
+	while (log_reader_next(r, &f)) {
+		const void *buf;
+		size_t len, pos = 0;
+		const struct ev_header *rec;
+		unsigned char scratch[EV_RECORD_MAX];
+		bool known;
+
+		if (f.h.type != LOG_FRAME_EVENTS || f.h.stream != 0)
+			continue;
+		ck_assert(f.columns);
+		ck_assert(f.packed == (e == ENC_PACKED));
+		ck_assert_uint_eq(f.h.first_ts, 0);
+		ck_assert_uint_eq(f.h.last_ts, UINT64_MAX - 7);
+		ck_assert_int_eq(log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg)), 0);
+		while (log_next_record(log_reader_layout(r), buf, len, &pos, &rec, &known,
+				       scratch, msg, sizeof(msg)) > 0) {
+			const struct ev_complete *c = (const void *)rec;
+			size_t x = i - NODD;
+
+			if (i++ < NODD) {
+				ck_assert_uint_eq(rec->ts, odd_ts[i - 1]);
+				continue;
+			}
+			ck_assert_uint_eq(c->tid, (uint32_t)odd_s32[x]);
+			ck_assert_int_eq(c->res, odd_s32[x]);
+			ck_assert_uint_eq(c->cflags, (uint32_t)odd_s32[x]);
+			ck_assert_uint_eq(c->ring, odd_u64[x]);
+			ck_assert_uint_eq(c->req, ~odd_u64[x]);
+			ck_assert_uint_eq(c->user_data, odd_u64[NEXTREME - 1 - x]);
+		}
+	}
+	ck_assert_uint_eq(i, NODD + NEXTREME);
+	log_reader_close(r);
+}
+
+/* Not whole known records: refused, and the log at path stays intact. */
+static void check_refused_records(const char *path)
+{
+	struct log_writer *lw;
+	struct log_writer_options ow = { .overwrite = true };
+	struct log_frame_desc d = { .type = LOG_FRAME_EVENTS };
+	struct ev_submit sub = { SYNTH_HDR(EV_SUBMIT, 1, 1, 1) };
+	struct ev_submit bad = { SYNTH_HDR(63, 1, 1, 1) };
+	struct walk w;
+	char err[256];
+
+	ck_assert_int_eq(log_writer_create(&lw, path, &ow, err, sizeof(err)), 0);
+	ck_assert_int_eq(log_write_meta(lw, EMPTY_META, strlen(EMPTY_META)), 0);
+	ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub) - 8), -EINVAL);
+	ck_assert_int_eq(log_write_events(lw, &d, &bad, sizeof(bad)), -EINVAL);
+	d.type = LOG_FRAME_TASKS;
+	ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub)), -EINVAL);
+	ck_assert_int_eq(log_writer_error(lw), 0);
+	ck_assert_int_eq(log_writer_finish(lw, "{}", err, sizeof(err)), 0);
+	walk_log(path, &w);
+	ck_assert_int_eq(w.stop, LOG_STOP_END);
+	ck_assert_uint_eq(w.events_frames, 0);
+}
+
 START_TEST(test_events_columns)
 {
-	static const uint64_t odd_ts[] = {
-		5, 3, 3, UINT64_MAX - 7, 0, 1ull << 63, 2000000000ull,
-	};
-	static const uint64_t odd_u64[] = {
-		0, UINT64_MAX, 1ull << 63, 1, (1ull << 63) - 1, 127, 128, 1ull << 56,
-	};
-	static const int32_t odd_s32[] = {
-		INT32_MIN, INT32_MAX, 0, -1, 64, -65, INT32_MIN + 1, 1 << 27,
-	};
 	static const char *const names[ENC_N] = { "packed.log", "columns.log", "rows.log" };
 	static const uint16_t disk_type[ENC_N] = {
 		LOG_FRAME_EVENTS_PACKED, LOG_FRAME_EVENTS_COLUMNS, LOG_FRAME_EVENTS,
 	};
-	const size_t nodd = sizeof(odd_ts) / sizeof(odd_ts[0]);
-	const size_t nextreme = sizeof(odd_u64) / sizeof(odd_u64[0]);
 	char *dir = test_tmpdir();
 	char *paths[ENC_N];
 	struct walk w[ENC_N];
 	struct stat st[ENC_N];
 
 	for (int e = 0; e < ENC_N; e++) {
-		struct synth_options opt = {
-			.ncpus = 2, .plain_events = e == ENC_ROWS, .fixed_columns = e == ENC_COLUMNS,
-		};
-		struct synth_log *s;
-
 		paths[e] = test_path(dir, names[e]);
-		s = synth_log_create(paths[e], &opt);
-		for (size_t i = 0; i < nodd; i++) {
-			struct ev_complete c = {
-				SYNTH_HDR(EV_COMPLETE, odd_ts[i], 7, 7), .res = (int32_t)i,
-				.ring = 0x1111, .req = 0x2000 + i,
-			};
-
-			SYNTH_EMIT(s, 0, c);
-		}
-		for (size_t i = 0; i < nextreme; i++) {
-			struct ev_complete c = {
-				SYNTH_HDR(EV_COMPLETE, 2000000000ull + i, (uint32_t)odd_s32[i], 7),
-				.res = odd_s32[i], .ring = odd_u64[i], .req = ~odd_u64[i],
-				.user_data = odd_u64[nextreme - 1 - i], .cflags = (uint32_t)odd_s32[i],
-			};
-
-			SYNTH_EMIT(s, 0, c);
-		}
-		synth_flush(s);
-		for (unsigned i = 0; i < 20000; i++) {
-			uint64_t ts = 3000000000ull + i * 211 + (i * 7919) % 97;
-			struct ev_submit sub = {
-				SYNTH_HDR(EV_SUBMIT, ts, 8, 8),
-				.opcode = 22, .ring = 0x1111, .req = 0x2000 + i % 32,
-				.off = (i * 2654435761u) % 262144 * 4096,
-			};
-			struct ev_complete comp = {
-				SYNTH_HDR(EV_COMPLETE, ts + 50, 8, 8), .res = 4096,
-				.ring = 0x1111, .req = 0x2000 + (i + 7) % 32,
-			};
-			struct ev_enter_begin eb = {
-				SYNTH_HDR(EV_ENTER_BEGIN, ts - 20, 8, 8), .fd = 3,
-				.ring = 0x1111, .to_submit = 1,
-				.sq_head = i - 3, .sq_tail = i, .cq_head = 0xfffffff0u + i,
-				.cq_tail = 0xfffffff4u + i,
-			};
-
-			SYNTH_EMIT(s, 1, eb);
-			SYNTH_EMIT(s, 1, sub);
-			if (i % 3)
-				SYNTH_EMIT(s, 1, comp);
-		}
-		synth_flush(s);
-		synth_finish(s, "test");
+		write_encoded_log(paths[e], e);
 		walk_log(paths[e], &w[e]);
 		ck_assert_msg(w[e].open_ret == 0, "open: %s", w[e].open_msg);
 		ck_assert_int_eq(w[e].stop, LOG_STOP_END);
-		ck_assert_uint_eq(w[e].records, 20000 * 2 + 13333 + nodd + nextreme);
+		ck_assert_uint_eq(w[e].records, 20000 * 2 + 13333 + NODD + NEXTREME);
 		ck_assert_uint_eq(w[e].payload_errors + w[e].record_errors, 0);
 		ck_assert_int_eq(stat(paths[e], &st[e]), 0);
 		for (int t = 0; t < ENC_N; t++)
@@ -310,49 +387,8 @@ START_TEST(test_events_columns)
 	ck_assert_msg(st[ENC_PACKED].st_size <= st[ENC_COLUMNS].st_size,
 		      "packed %lld bytes, columns %lld", (long long)st[ENC_PACKED].st_size,
 		      (long long)st[ENC_COLUMNS].st_size);
-
-	/* The values themselves, and the flags the reader sets. */
-	for (int e = ENC_PACKED; e <= ENC_COLUMNS; e++) {
-		struct log_reader *r;
-		struct log_frame f;
-		char msg[LOG_MSG_LEN];
-		size_t i = 0;
-
-		ck_assert_int_eq(log_reader_open(&r, paths[e], msg, sizeof(msg)), 0);
-		while (log_reader_next(r, &f)) {
-			const void *buf;
-			size_t len, pos = 0;
-			const struct ev_header *rec;
-			unsigned char scratch[EV_RECORD_MAX];
-			bool known;
-
-			if (f.h.type != LOG_FRAME_EVENTS || f.h.stream != 0)
-				continue;
-			ck_assert(f.columns);
-			ck_assert(f.packed == (e == ENC_PACKED));
-			ck_assert_uint_eq(f.h.first_ts, 0);
-			ck_assert_uint_eq(f.h.last_ts, UINT64_MAX - 7);
-			ck_assert_int_eq(log_reader_payload(r, &f, 0, &buf, &len, msg, sizeof(msg)), 0);
-			while (log_next_record(log_reader_layout(r), buf, len, &pos, &rec, &known,
-					       scratch, msg, sizeof(msg)) > 0) {
-				const struct ev_complete *c = (const void *)rec;
-				size_t x = i - nodd;
-
-				if (i++ < nodd) {
-					ck_assert_uint_eq(rec->ts, odd_ts[i - 1]);
-					continue;
-				}
-				ck_assert_uint_eq(c->tid, (uint32_t)odd_s32[x]);
-				ck_assert_int_eq(c->res, odd_s32[x]);
-				ck_assert_uint_eq(c->cflags, (uint32_t)odd_s32[x]);
-				ck_assert_uint_eq(c->ring, odd_u64[x]);
-				ck_assert_uint_eq(c->req, ~odd_u64[x]);
-				ck_assert_uint_eq(c->user_data, odd_u64[nextreme - 1 - x]);
-			}
-		}
-		ck_assert_uint_eq(i, nodd + nextreme);
-		log_reader_close(r);
-	}
+	for (int e = ENC_PACKED; e <= ENC_COLUMNS; e++)
+		check_odd_values(paths[e], e);
 
 	/*
 	 * EVENTS_PACKED does not exist in 2.x, EVENTS_COLUMNS not in 1.x:
@@ -366,28 +402,7 @@ START_TEST(test_events_columns)
 		ck_assert_uint_eq(w[e].events_frames, 0);
 		ck_assert_msg(strstr(w[e].stop_msg, "must be understood"), "%s", w[e].stop_msg);
 	}
-
-	/* Not whole known records: refused, and the log stays intact. */
-	{
-		struct log_writer *lw;
-		struct log_writer_options ow = { .overwrite = true };
-		struct log_frame_desc d = { .type = LOG_FRAME_EVENTS };
-		struct ev_submit sub = { SYNTH_HDR(EV_SUBMIT, 1, 1, 1) };
-		struct ev_submit bad = { SYNTH_HDR(63, 1, 1, 1) };
-		char err[256];
-
-		ck_assert_int_eq(log_writer_create(&lw, paths[0], &ow, err, sizeof(err)), 0);
-		ck_assert_int_eq(log_write_meta(lw, EMPTY_META, strlen(EMPTY_META)), 0);
-		ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub) - 8), -EINVAL);
-		ck_assert_int_eq(log_write_events(lw, &d, &bad, sizeof(bad)), -EINVAL);
-		d.type = LOG_FRAME_TASKS;
-		ck_assert_int_eq(log_write_events(lw, &d, &sub, sizeof(sub)), -EINVAL);
-		ck_assert_int_eq(log_writer_error(lw), 0);
-		ck_assert_int_eq(log_writer_finish(lw, "{}", err, sizeof(err)), 0);
-		walk_log(paths[0], &w[0]);
-		ck_assert_int_eq(w[0].stop, LOG_STOP_END);
-		ck_assert_uint_eq(w[0].events_frames, 0);
-	}
+	check_refused_records(paths[0]);
 	test_rmtree(dir);
 	for (int e = 0; e < ENC_N; e++)
 		free(paths[e]);
