@@ -527,7 +527,10 @@ START_TEST(test_string_interning_pressure)
 	fxt_writer_get_stats(w, &st);
 	ck_assert_uint_gt(st.string_evictions, 8000);
 	ck_assert_uint_eq(st.refused, 0);
+	/* the size of the file so far: what close() hands the sink */
+	ck_assert_uint_eq(fxt_writer_bytes(w), st.bytes);
 	m = close_and_read(w, &mb);
+	ck_assert_uint_eq(mb.len, st.bytes);
 	assert_clean(m);
 
 	/* every event resolves to the name it was written with */
