@@ -66,10 +66,10 @@
 #define COMM_UTF8_LEN (EV_COMM_LEN * 3 + 1)
 
 /*
- * Perfetto's UI parses a trace in the browser, in at most 4 GB of memory
- * (2 GB in some browsers: Perfetto's docs/visualization/large-traces.md),
- * and its tables take several times the file's size.  Past this size,
- * end() says how to open the trace and where --end would cut it.
+ * Perfetto's UI parses a trace in the browser, whose memory is limited
+ * ("2GB is typical", and a trace takes 2 to 4 times its size there:
+ * Perfetto's docs/visualization/large-traces.md).  Past this size, end()
+ * says how to open the trace and where --end would cut it.
  */
 uint64_t output_fxt_large_bytes = 512ull << 20;
 /* The bytes drawn for each of this many spans of the recording. */
