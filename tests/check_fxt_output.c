@@ -2107,6 +2107,7 @@ START_TEST(test_large_trace)
 {
 	struct scen sc;
 	char *dir = test_tmpdir(), *out = test_path(dir, "t.fxt"), *err, *end, *p;
+	char end_arg[64];
 	struct options o = { 0 };
 	size_t whole;
 
@@ -2128,7 +2129,9 @@ START_TEST(test_large_trace)
 	p = strchr(end, ' ');
 	ck_assert_ptr_nonnull(p);
 	*p = '\0';
-	ck_assert_int_eq(parse_time_arg(end, &o.end), 0);
+	/* o.end keeps a pointer to its text, as it does into argv */
+	snprintf(end_arg, sizeof(end_arg), "%s", end);
+	ck_assert_int_eq(parse_time_arg(end_arg, &o.end), 0);
 	free(err);
 
 	err = convert_warnings(sc.path, &o, out);
