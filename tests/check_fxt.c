@@ -269,7 +269,6 @@ static void check_names(const struct fxtr_model *m)
 	const struct fxtr_record *r;
 	const struct fxtr_arg *a;
 
-	/* names */
 	ck_assert_str_eq(fxtr_find_process(m, PID)->name, "fio");
 	ck_assert_str_eq(fxtr_find_thread(m, PID, TID_APP)->name, "fio");
 	ck_assert_str_eq(fxtr_find_thread(m, PID, TID_WRK)->name, "iou-wrk-100");
@@ -412,7 +411,6 @@ static void check_all_args(const struct fxtr_model *m)
 {
 	const struct fxtr_record *r;
 
-	/* every argument type with an edge value */
 	r = find_event(m, FXTR_EV_INSTANT, "all args", 0);
 	ck_assert_uint_eq(r->nargs, 12);
 	arg_of(r, "null", FXTR_ARG_NULL);

@@ -17,8 +17,8 @@ nothing from any other process (the bystander).  It also converts with
 --end at the median submission, which reads only as far as the window
 needs, and compares its requests, syscalls and events with the whole
 log's.  Where the kernel may choose (kernel_may_choose in the workload's
-JSON), only what it guarantees is asserted.  A lossy run (the storm) must account for every event:
-recorded + lost == generated, per event type.
+JSON), only what it guarantees is asserted.  A lossy run (the storm) must
+account for every event: recorded + lost == generated, per event type.
 
 It also checks that every hook this kernel offers (kernel.facts, read from
 the kernel by record.sh) attached, with the right variant, and writes the
